@@ -1,0 +1,101 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { z } from "zod";
+
+const booleanFlag = z
+  .enum(["1", "0", "true", "false", "on", "off", "yes", "no"])
+  .transform((v) => ["1", "true", "on", "yes"].includes(v));
+
+const secret = z.string().min(32, "must be at least 32 characters");
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL").optional(),
+  DATA_DIR: z.string().min(1).default("./data"),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// URL").optional(),
+  JWT_SECRET: secret.optional(),
+  ENCRYPTION_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (32 bytes)").optional(),
+  /** BIP-32 extended private key (xprv…) of the sandbox custodian; kept under DATA_DIR when unset. */
+  CUSTODIAN_MASTER_KEY: z.string().startsWith("xprv").optional(),
+  WEBHOOK_SECRET: secret.optional(),
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, "must be an smtp:// or smtps:// URL").optional(),
+  MAIL_FROM: z.string().min(3).default("Fintech Platform <no-reply@localhost>"),
+  SANDBOX: booleanFlag.optional(),
+  SANDBOX_SETTLE_MS: z.coerce.number().int().min(0).default(1000),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  GRAPHQL_INTROSPECTION: booleanFlag.optional(),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+});
+
+export type Config = {
+  env: "development" | "production" | "test";
+  port: number;
+  host: string;
+  databaseUrl?: string;
+  dataDir: string;
+  redisUrl?: string;
+  jwtSecret: string;
+  encryptionKey: Buffer;
+  custodianMasterKey?: string;
+  webhookSecret: string;
+  smtpUrl?: string;
+  mailFrom: string;
+  sandbox: boolean;
+  sandboxSettleMs: number;
+  logLevel: string;
+  introspection: boolean;
+  rateLimitPerMinute: number;
+};
+
+export class ConfigError extends Error {}
+
+/** Secrets that production must be given; elsewhere they are generated once and kept in DATA_DIR. */
+function persistedSecret(dataDir: string, name: string, make: () => string): string {
+  const file = join(dataDir, `${name}.secret`);
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(dataDir, { recursive: true });
+  const value = make();
+  writeFileSync(file, value, { mode: 0o600 });
+  return value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(
+    Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== "")),
+  );
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  const production = e.NODE_ENV === "production";
+  const dataDir = resolve(e.DATA_DIR);
+  if (production) {
+    const missing = (["DATABASE_URL", "JWT_SECRET", "ENCRYPTION_KEY", "WEBHOOK_SECRET"] as const).filter((k) => !e[k]);
+    if (missing.length) throw new ConfigError(`Invalid configuration:\n  ${missing.join(", ")}: required in production`);
+  }
+  const generated = (name: string, bytes: number) =>
+    persistedSecret(dataDir, name, () => randomBytes(bytes).toString("hex"));
+  return {
+    env: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir,
+    redisUrl: e.REDIS_URL,
+    jwtSecret: e.JWT_SECRET ?? generated("jwt", 32),
+    encryptionKey: Buffer.from(e.ENCRYPTION_KEY ?? generated("encryption", 32), "hex"),
+    custodianMasterKey: e.CUSTODIAN_MASTER_KEY,
+    webhookSecret: e.WEBHOOK_SECRET ?? generated("webhook", 32),
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    sandbox: e.SANDBOX ?? !production,
+    sandboxSettleMs: e.SANDBOX_SETTLE_MS,
+    logLevel: e.LOG_LEVEL,
+    introspection: e.GRAPHQL_INTROSPECTION ?? !production,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+  };
+}

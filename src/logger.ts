@@ -1,0 +1,36 @@
+import { pino, type Logger } from "pino";
+
+/** Paths whose values never reach a log line: credentials, codes, card data. */
+export const REDACTED_PATHS = [
+  "key",
+  "apiKey",
+  "token",
+  "otp",
+  "code",
+  "password",
+  "cardNumber",
+  "cardCVV",
+  "cvv",
+  "secret",
+  "*.key",
+  "*.apiKey",
+  "*.token",
+  "*.otp",
+  "*.cardNumber",
+  "*.cardCVV",
+  "*.password",
+  "*.secret",
+  'req.headers["x-api-key"]',
+  'req.headers["x-client-auth"]',
+  "req.headers.authorization",
+  "req.headers.cookie",
+];
+
+export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+  return pino(
+    { level, redact: { paths: REDACTED_PATHS, censor: "[redacted]" }, base: undefined },
+    destination ?? process.stdout,
+  );
+}
+
+export type { Logger };
