@@ -6,7 +6,6 @@ export const REDACTED_PATHS = [
   "apiKey",
   "token",
   "otp",
-  "code",
   "password",
   "cardNumber",
   "cardCVV",

@@ -4,18 +4,15 @@ import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../logger.js";
-import { applyMigrations } from "./migrate.js";
-
-export type Prisma = PrismaClient;
+import { applyMigrations, type SqlSession } from "./migrate.js";
 
 export type Database = {
   prisma: PrismaClient;
-  /** The same pool Prisma uses, for the few raw statements (migrations, advisory locks). */
-  pool: pg.Pool;
-  /** Where the database listens; with the embedded default, a loopback port of this process. */
-  connectionString: string;
-  /** True when running on the embedded PGlite, which takes one connection at a time. */
+  /** The PostgreSQL pool behind Prisma; absent on the embedded database. */
+  pool?: pg.Pool;
+  /** True when running on the embedded PGlite (one process, one connection). */
   embedded: boolean;
+  ping(): Promise<boolean>;
   close(): Promise<void>;
 };
 
@@ -28,51 +25,60 @@ export type DatabaseOptions = {
   logger: Logger;
 };
 
-async function startEmbedded(dir: string) {
-  const { PGlite } = await import("@electric-sql/pglite");
-  const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket");
-  if (dir !== "memory://") mkdirSync(dir, { recursive: true });
-  const db = await PGlite.create(dir);
-  const server = new PGLiteSocketServer({ db, port: 0, host: "127.0.0.1" });
-  await server.start();
-  const address = server.getServerConn();
-  return {
-    connectionString: `postgresql://postgres@${address}/postgres`,
-    async stop() {
-      await server.stop();
-      await db.close();
-    },
-  };
-}
-
-export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  const embedded = options.url ? undefined : await startEmbedded(options.embeddedDir ?? "memory://");
-  const connectionString = options.url ?? embedded!.connectionString;
-  const pool = new pg.Pool({
-    connectionString,
-    // PGlite serves one connection at a time: everything queues on a single one.
-    max: embedded ? 1 : (options.poolSize ?? 10),
-  });
+async function openPostgres(url: string, options: DatabaseOptions): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
   pool.on("error", (err) => options.logger.error({ err }, "idle database connection failed"));
+  const client = await pool.connect();
   try {
-    await applyMigrations(pool, options.logger);
-  } catch (err) {
-    await pool.end();
-    await embedded?.stop();
-    throw err;
+    await applyMigrations(
+      { rows: async (sql, params) => (await client.query(sql, params)).rows, script: async (sql) => void (await client.query(sql)) },
+      options.logger,
+    );
+  } finally {
+    client.release();
   }
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma,
     pool,
-    connectionString,
-    embedded: Boolean(embedded),
+    embedded: false,
+    ping: () => pool.query("SELECT 1").then(() => true, () => false),
     async close() {
       await prisma.$disconnect();
       await pool.end().catch(() => undefined);
-      await embedded?.stop();
     },
   };
+}
+
+/**
+ * PGlite in this process, through its Prisma driver adapter. (Its socket server was measured to drop
+ * the connection after any SQL error, so the in-process adapter is used instead.)
+ */
+async function openEmbedded(dir: string, options: DatabaseOptions): Promise<Database> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { PrismaPGlite } = await import("pglite-prisma-adapter");
+  if (dir !== "memory://") mkdirSync(dir, { recursive: true });
+  const db = await PGlite.create(dir);
+  const session: SqlSession = {
+    rows: async (sql, params) => (await db.query<Record<string, unknown>>(sql, params)).rows,
+    script: async (sql) => void (await db.exec(sql)),
+  };
+  await applyMigrations(session, options.logger);
+  // The adapter targets an older driver-adapter interface revision; it is runtime-compatible.
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) as unknown as PrismaPg });
+  return {
+    prisma,
+    embedded: true,
+    ping: () => db.query("SELECT 1").then(() => true, () => false),
+    async close() {
+      await prisma.$disconnect();
+      await db.close();
+    },
+  };
+}
+
+export function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.url ? openPostgres(options.url, options) : openEmbedded(options.embeddedDir ?? "memory://", options);
 }
 
 export const embeddedDataDir = (dataDir: string) => join(dataDir, "pgdata");

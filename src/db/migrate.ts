@@ -1,7 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type pg from "pg";
 import type { Logger } from "../logger.js";
 
 const MIGRATIONS_DIR = fileURLToPath(new URL("../../prisma/migrations", import.meta.url));
@@ -21,6 +20,12 @@ CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
   "applied_steps_count" INTEGER NOT NULL DEFAULT 0
 )`;
 
+/** One database connection: rows for parameterised statements, script for multi-statement SQL. */
+export type SqlSession = {
+  rows(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
+  script(sql: string): Promise<void>;
+};
+
 type Migration = { name: string; sql: string; checksum: string };
 
 export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
@@ -39,36 +44,33 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
  * under an advisory lock so that instances starting together do not race. An applied migration
  * whose file has changed stops start-up: history is never rewritten silently.
  */
-export async function applyMigrations(pool: pg.Pool, logger: Logger, dir = MIGRATIONS_DIR): Promise<string[]> {
+export async function applyMigrations(db: SqlSession, logger: Logger, dir = MIGRATIONS_DIR): Promise<string[]> {
   const migrations = readMigrations(dir);
-  const client = await pool.connect();
+  await db.rows("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
   try {
-    await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
-    await client.query(CREATE_BOOKKEEPING);
-    const { rows } = await client.query<{ migration_name: string; checksum: string }>(
+    await db.script(CREATE_BOOKKEEPING);
+    const rows = await db.rows(
       `SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
     );
-    const applied = new Map(rows.map((r) => [r.migration_name, r.checksum]));
+    const applied = new Map(rows.map((r) => [String(r.migration_name), String(r.checksum)]));
     const newlyApplied: string[] = [];
     for (const migration of migrations) {
       const checksum = applied.get(migration.name);
       if (checksum !== undefined) {
-        if (checksum !== migration.checksum) {
-          throw new Error(`Migration ${migration.name} was changed after it was applied`);
-        }
+        if (checksum !== migration.checksum) throw new Error(`Migration ${migration.name} was changed after it was applied`);
         continue;
       }
-      await client.query("BEGIN");
+      await db.script("BEGIN");
       try {
-        await client.query(migration.sql);
-        await client.query(
+        await db.script(migration.sql);
+        await db.rows(
           `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, finished_at, applied_steps_count)
            VALUES ($1, $2, $3, now(), 1)`,
           [randomUUID(), migration.checksum, migration.name],
         );
-        await client.query("COMMIT");
+        await db.script("COMMIT");
       } catch (err) {
-        await client.query("ROLLBACK");
+        await db.script("ROLLBACK");
         throw err;
       }
       newlyApplied.push(migration.name);
@@ -76,7 +78,6 @@ export async function applyMigrations(pool: pg.Pool, logger: Logger, dir = MIGRA
     }
     return newlyApplied;
   } finally {
-    await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch(() => undefined);
-    client.release();
+    await db.rows("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch(() => undefined);
   }
 }

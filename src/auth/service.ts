@@ -1,0 +1,141 @@
+import { createHmac, randomInt, randomUUID, timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+import type { PrismaClient } from "../generated/prisma/client.js";
+import { AppError, unauthenticated } from "../errors.js";
+import type { Logger } from "../logger.js";
+import type { Mailer } from "../providers/mailer.js";
+import { parseInput } from "../validation.js";
+import type { ApiKeyService } from "../keys/service.js";
+import type { Credentials } from "./credentials.js";
+import { SessionTokens } from "./jwt.js";
+
+const OTP_TTL_MS = 10 * 60_000;
+const OTP_MAX_ATTEMPTS = 5;
+/** OTP requests allowed per e-mail address in one OTP lifetime. */
+const OTP_REQUESTS_PER_WINDOW = 5;
+
+export type AuthenticatedClient = {
+  clientId: string;
+  method: "API_KEY" | "JWT";
+  sessionId?: string;
+  sessionExpiresAt?: Date;
+};
+
+const email = z.string({ error: "email is required" }).trim().toLowerCase().email({ error: "email must be a valid e-mail address" }).max(254);
+
+const OtpRequest = z.object({
+  email,
+  name: z.string().trim().min(1, "name must not be empty").max(100, "name must be at most 100 characters").optional().nullable(),
+});
+const OtpVerification = z.object({
+  email,
+  otp: z.string({ error: "otp is required" }).regex(/^\d{6}$/, "otp must be 6 digits"),
+});
+
+export class AuthService {
+  private readonly tokens: SessionTokens;
+
+  constructor(
+    private readonly deps: { prisma: PrismaClient; keys: ApiKeyService; mailer: Mailer; logger: Logger; secret: string },
+  ) {
+    this.tokens = new SessionTokens(deps.secret);
+  }
+
+  /** Same answer for every well-formed address, known or not: no account enumeration. */
+  async requestOtp(input: unknown) {
+    const { email, name } = parseInput(OtpRequest, input);
+    const now = Date.now();
+    const recent = await this.deps.prisma.otpCode.count({
+      where: { email, createdAt: { gt: new Date(now - OTP_TTL_MS) } },
+    });
+    if (recent >= OTP_REQUESTS_PER_WINDOW) {
+      throw new AppError("RATE_LIMITED", "Too many codes requested for this e-mail; try again later", { retryAfter: OTP_TTL_MS / 1000 });
+    }
+    const code = randomInt(0, 1_000_000).toString().padStart(6, "0");
+    const expiresAt = new Date(now + OTP_TTL_MS);
+    await this.deps.prisma.otpCode.create({ data: { email, name: name ?? null, codeHash: this.hashCode(email, code), expiresAt } });
+    await this.deps.mailer.send({
+      to: email,
+      subject: "Your sign-in code",
+      text: `Your sign-in code is ${code}. It expires in 10 minutes. If you did not ask for it, ignore this mail.`,
+    });
+    return { message: "If the address can receive mail, a sign-in code has been sent", expiresAt };
+  }
+
+  /** The first successful verification of an unknown address creates the client (sign-up). */
+  async verifyOtp(input: unknown) {
+    const { email, otp } = parseInput(OtpVerification, input);
+    const rejected = () => unauthenticated("Invalid or expired code");
+    const pending = await this.deps.prisma.otpCode.findFirst({
+      where: { email, consumedAt: null, expiresAt: { gt: new Date() } },
+      orderBy: { createdAt: "desc" },
+    });
+    if (!pending || pending.attempts >= OTP_MAX_ATTEMPTS) throw rejected();
+    const matches = timingSafeEqual(Buffer.from(pending.codeHash, "hex"), Buffer.from(this.hashCode(email, otp), "hex"));
+    if (!matches) {
+      await this.deps.prisma.otpCode.update({ where: { id: pending.id }, data: { attempts: { increment: 1 } } });
+      throw rejected();
+    }
+    // Conditional update: of two concurrent verifications with the right code, only one wins.
+    const consumed = await this.deps.prisma.otpCode.updateMany({
+      where: { id: pending.id, consumedAt: null, attempts: { lt: OTP_MAX_ATTEMPTS } },
+      data: { consumedAt: new Date() },
+    });
+    if (consumed.count !== 1) throw rejected();
+    const client = await this.deps.prisma.client.upsert({
+      where: { email },
+      create: { email, name: pending.name },
+      update: {},
+    });
+    const sessionId = randomUUID();
+    const { token, expiresAt } = await this.tokens.sign(client.id, sessionId);
+    await this.deps.prisma.session.create({ data: { id: sessionId, clientId: client.id, expiresAt } });
+    return { token, expiresAt, client };
+  }
+
+  /**
+   * Resolves credentials to a client. The JWT wins when both are present, and a bad JWT is refused
+   * even next to a good key.
+   */
+  async authenticate(credentials: Credentials): Promise<AuthenticatedClient> {
+    if (credentials.jwt) {
+      const claims = await this.tokens.verify(credentials.jwt);
+      if (!claims) throw unauthenticated("Invalid or expired token");
+      const session = await this.deps.prisma.session.findUnique({ where: { id: claims.sessionId } });
+      if (!session || session.revokedAt || session.clientId !== claims.clientId || session.expiresAt <= new Date()) {
+        throw unauthenticated("Invalid or expired token");
+      }
+      return { clientId: claims.clientId, method: "JWT", sessionId: session.id, sessionExpiresAt: session.expiresAt };
+    }
+    if (credentials.apiKey) {
+      const key = await this.deps.keys.authenticate(credentials.apiKey);
+      if (!key) throw unauthenticated("Invalid or revoked API key");
+      return { clientId: key.clientId, method: "API_KEY" };
+    }
+    throw unauthenticated("Missing credentials: send x-api-key or x-client-auth");
+  }
+
+  /** `status` and `logout` are about the session token itself, so they need the JWT. */
+  async status(auth: AuthenticatedClient) {
+    const session = this.requireSession(auth);
+    const client = await this.deps.prisma.client.findUniqueOrThrow({ where: { id: auth.clientId } });
+    return { authenticated: true, client, expiresAt: session.expiresAt };
+  }
+
+  async logout(auth: AuthenticatedClient) {
+    const session = this.requireSession(auth);
+    await this.deps.prisma.session.updateMany({ where: { id: session.id, revokedAt: null }, data: { revokedAt: new Date() } });
+    return { success: true };
+  }
+
+  private requireSession(auth: AuthenticatedClient) {
+    if (auth.method !== "JWT" || !auth.sessionId || !auth.sessionExpiresAt) {
+      throw unauthenticated("This operation needs a session token in x-client-auth");
+    }
+    return { id: auth.sessionId, expiresAt: auth.sessionExpiresAt };
+  }
+
+  private hashCode(email: string, code: string): string {
+    return createHmac("sha256", this.deps.secret).update(`otp:${email}:${code}`).digest("hex");
+  }
+}

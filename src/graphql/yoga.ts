@@ -1,0 +1,55 @@
+import { NoSchemaIntrospectionCustomRule as NoSchemaIntrospection } from "graphql";
+import { createYoga, type YogaServerInstance } from "graphql-yoga";
+import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
+import type { PrismaClient } from "../generated/prisma/client.js";
+import { credentialsFrom, credentialsFromConnectionParams } from "../auth/credentials.js";
+import type { Logger } from "../logger.js";
+import type { Services } from "../services.js";
+import { createContext, type Context } from "./context.js";
+import { maskError } from "./errors.js";
+import { schema } from "./schema.js";
+
+export type Yoga = YogaServerInstance<Record<string, unknown>, Context>;
+
+export function createGraphQLServer(options: {
+  prisma: PrismaClient;
+  services: Services;
+  logger: Logger;
+  graphiql: boolean;
+  introspection: boolean;
+}): Yoga {
+  return createYoga<Record<string, unknown>, Context>({
+    schema,
+    graphqlEndpoint: "/graphql",
+    graphiql: options.graphiql ? { subscriptionsProtocol: "WS" } : false,
+    landingPage: false,
+    logging: false,
+    // Over websockets the credentials come from `connection_init`; over HTTP (and SSE) from headers.
+    context: (initial: { request: Request; connectionParams?: Record<string, unknown> }) =>
+      createContext(
+        options.services,
+        options.prisma,
+        initial.connectionParams ? credentialsFromConnectionParams(initial.connectionParams) : credentialsFrom(initial.request.headers),
+      ),
+    maskedErrors: { maskError: (error) => maskError(error, options.logger) },
+    plugins: [
+      EnvelopArmorPlugin({
+        maxDepth: { n: 8 },
+        costLimit: { maxCost: 5000 },
+        maxAliases: { n: 20 },
+        maxDirectives: { n: 20 },
+        maxTokens: { n: 2000 },
+        blockFieldSuggestion: { enabled: !options.introspection },
+      }),
+      ...(options.introspection ? [] : [disableIntrospection()]),
+    ],
+  });
+}
+
+function disableIntrospection() {
+  return {
+    onValidate({ addValidationRule }: { addValidationRule: (rule: unknown) => void }) {
+      addValidationRule(NoSchemaIntrospection);
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { PrismaClient } from "../generated/prisma/client.js";
+import { AppError } from "../errors.js";
+import { requireUuid } from "../validation.js";
+
+const KEY_PATTERN = /^(fpk_[0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;
+/** lastUsedAt is written at most once a minute per key. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest();
+
+export class ApiKeyService {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /** The full key is returned here only; the database keeps its SHA-256 (256 random bits of secret). */
+  async create(clientId: string) {
+    const prefix = `fpk_${randomBytes(6).toString("hex")}`;
+    const key = `${prefix}.${randomBytes(32).toString("base64url")}`;
+    const row = await this.prisma.apiKey.create({
+      data: { clientId, prefix, hash: sha256(key).toString("hex") },
+    });
+    return { id: row.id, key, prefix, createdAt: row.createdAt };
+  }
+
+  list(clientId: string) {
+    return this.prisma.apiKey.findMany({ where: { clientId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  }
+
+  /** Idempotent: revoking a revoked key returns it unchanged. Another client's key is unknown. */
+  async revoke(clientId: string, keyId: string) {
+    const id = requireUuid(keyId, "keyId");
+    const key = await this.prisma.apiKey.findFirst({ where: { id, clientId } });
+    if (!key) throw new AppError("NOT_FOUND", "API key not found");
+    if (key.revokedAt) return key;
+    await this.prisma.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+    return this.prisma.apiKey.findUniqueOrThrow({ where: { id } });
+  }
+
+  /** Resolves a presented key to its client, or null for a malformed, unknown or revoked key. */
+  async authenticate(presented: string): Promise<{ clientId: string; apiKeyId: string } | null> {
+    const match = KEY_PATTERN.exec(presented);
+    if (!match) return null;
+    const key = await this.prisma.apiKey.findUnique({ where: { prefix: match[1] } });
+    if (!key || key.revokedAt) return null;
+    if (!timingSafeEqual(sha256(presented), Buffer.from(key.hash, "hex"))) return null;
+    const now = new Date();
+    if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+      await this.prisma.apiKey.updateMany({
+        where: { id: key.id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now.getTime() - LAST_USED_RESOLUTION_MS) } }] },
+        data: { lastUsedAt: now },
+      });
+    }
+    return { clientId: key.clientId, apiKeyId: key.id };
+  }
+}

@@ -1,0 +1,46 @@
+import { buildApp } from "./app.js";
+import { ConfigError, loadConfig } from "./config.js";
+import { createLogger } from "./logger.js";
+
+async function main() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel);
+  const app = await buildApp({ config, logger });
+  const url = await app.start();
+  const clientCount = await app.db.prisma.client.count();
+  logger.info(
+    { url, graphql: `${url}/graphql`, database: config.databaseUrl ? "postgresql" : `embedded (${config.dataDir})`, sandbox: config.sandbox },
+    "server started",
+  );
+  if (clientCount === 0) {
+    logger.info(
+      `No client yet. Get credentials with \`npm run client:create -- --email you@example.com\` (prints an API key), ` +
+        `or sign in by OTP: POST ${url}/v1/client-auth/otp then /v1/client-auth/verify` +
+        (config.smtpUrl ? "" : " (SMTP_URL is unset: the code is written to this log)"),
+    );
+  }
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down");
+    await app.stop();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+void main().catch((err) => {
+  process.stderr.write(`Start-up failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,80 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { HDKey } from "@scure/bip32";
+import { bytesToHex, type Address } from "viem";
+import { privateKeyToAddress } from "viem/accounts";
+import type { PrismaClient } from "../generated/prisma/client.js";
+import { decrypt, encrypt } from "./encryption.js";
+
+export type CustodialWallet = {
+  walletId: string;
+  addressId: string;
+  address: Address;
+  blockchain: string;
+};
+
+export interface WalletCustodian {
+  createWallet(): Promise<CustodialWallet>;
+}
+
+/** The EIP-55 address at m/44'/60'/0'/0/{index} of an xprv (the standard Ethereum account path). */
+export function deriveAddress(masterKey: string, index: number): Address {
+  const child = HDKey.fromExtendedKey(masterKey).derive(`m/44'/60'/0'/0/${index}`);
+  if (!child.privateKey) throw new Error("master key must be an extended private key");
+  return privateKeyToAddress(bytesToHex(child.privateKey));
+}
+
+const MASTER_KEY_FILE = "custodian-master-key.enc";
+
+/** The configured xprv, else the one kept encrypted under dataDir (created on first use). */
+export function loadOrCreateMasterKey(opts: { configured?: string; dataDir: string; encryptionKey: Buffer }): string {
+  if (opts.configured) return opts.configured;
+  const file = join(opts.dataDir, MASTER_KEY_FILE);
+  if (!existsSync(file)) {
+    mkdirSync(opts.dataDir, { recursive: true });
+    const xprv = HDKey.fromMasterSeed(randomBytes(64)).privateExtendedKey;
+    try {
+      // "wx": if another instance created the file first, keep theirs.
+      writeFileSync(file, encrypt(opts.encryptionKey, xprv), { mode: 0o600, flag: "wx" });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+  }
+  return decrypt(opts.encryptionKey, readFileSync(file, "utf8").trim());
+}
+
+const randomId = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`;
+
+/**
+ * Custodial wallets from one HD master key: each wallet gets the next derivation index from the
+ * database sequence, so addresses stay distinct across restarts and concurrent instances.
+ */
+export class SandboxCustodian implements WalletCustodian {
+  private readonly prisma: PrismaClient;
+  private readonly masterKey: string;
+
+  constructor(opts: { prisma: PrismaClient; masterKey: string }) {
+    this.prisma = opts.prisma;
+    this.masterKey = opts.masterKey;
+  }
+
+  async createWallet(): Promise<CustodialWallet> {
+    const [{ index }] = await this.prisma.$queryRaw<{ index: number }[]>`
+      SELECT nextval(pg_get_serial_sequence('sandbox_custodian_addresses', 'derivationIndex'))::int AS index`;
+    const row = await this.prisma.custodianAddress.create({
+      data: {
+        walletId: randomId("wal"),
+        addressId: randomId("adr"),
+        derivationIndex: index,
+        address: deriveAddress(this.masterKey, index),
+      },
+    });
+    return {
+      walletId: row.walletId,
+      addressId: row.addressId,
+      address: row.address as Address,
+      blockchain: "ETHEREUM",
+    };
+  }
+}

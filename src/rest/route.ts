@@ -1,0 +1,41 @@
+import type { ErrorCode } from "../errors.js";
+
+/** What a REST handler sees of the HTTP request. */
+export type RestInput = {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: Record<string, unknown>;
+};
+
+/** How one documented error leaves the REST surface, where the contract differs from the default. */
+export type ErrorOverride = { status?: number; field?: "error" | "message" };
+
+/**
+ * One /v1 path, declared: the GraphQL operation it runs, how the request becomes its variables,
+ * and how the result becomes the contract's body. No business logic lives here.
+ */
+export type Route = {
+  method: "GET" | "POST" | "DELETE";
+  path: string;
+  operation: string;
+  variables?: (input: RestInput) => Record<string, unknown>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- GraphQL data is untyped here.
+  result: (data: any) => unknown;
+  status?: number;
+  errors?: Partial<Record<ErrorCode, ErrorOverride>>;
+};
+
+/** Query strings arrive as text: integers are passed on as numbers, anything else as given (then refused by GraphQL). */
+export function integer(value: unknown): unknown {
+  if (value === undefined) return undefined;
+  return typeof value === "string" && /^-?\d{1,9}$/.test(value) ? Number(value) : value;
+}
+
+/** REST speaks JSON numbers for money (the contract); GraphQL keeps the exact decimal string. */
+export function withNumbers<T extends Record<string, unknown>>(record: T, fields: readonly string[]): T {
+  const copy: Record<string, unknown> = { ...record };
+  for (const field of fields) {
+    if (typeof copy[field] === "string") copy[field] = Number(copy[field]);
+  }
+  return copy as T;
+}

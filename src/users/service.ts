@@ -1,0 +1,78 @@
+import { parsePhoneNumberFromString } from "libphonenumber-js/max";
+import { z } from "zod";
+import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
+import { isUniqueViolation } from "../db/errors.js";
+import { AppError, notFound } from "../errors.js";
+import { pageArgs, parseInput, requireUuid } from "../validation.js";
+
+const name = (field: string) =>
+  z
+    .string({ error: `${field} is required` })
+    .trim()
+    .min(1, `${field} must be 1 to 100 characters`)
+    .max(100, `${field} must be 1 to 100 characters`);
+
+const mobileNumber = z.string({ error: "phoneNumber is required" }).refine((value) => {
+  const parsed = parsePhoneNumberFromString(value);
+  const type = parsed?.getType();
+  return parsed?.isValid() && parsed.number === value && (type === "MOBILE" || type === "FIXED_LINE_OR_MOBILE");
+}, "phoneNumber must be a valid E.164 mobile number, such as +14155552671");
+
+const pastDate = z
+  .string({ error: "dob is required" })
+  .regex(/^\d{4}-\d{2}-\d{2}$/, "dob must be a date YYYY-MM-DD")
+  .refine((value) => {
+    const date = new Date(`${value}T00:00:00.000Z`);
+    return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value) && date < new Date() && date.getUTCFullYear() >= 1900;
+  }, "dob must be a real past date YYYY-MM-DD");
+
+const CreateUser = z.object({
+  email: z.string({ error: "email is required" }).trim().toLowerCase().email({ error: "email must be a valid e-mail address" }).max(254),
+  firstName: name("firstName"),
+  lastName: name("lastName"),
+  phoneNumber: mobileNumber,
+  dob: pastDate,
+});
+
+export type NewUser = z.infer<typeof CreateUser>;
+
+export class UserService {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async create(clientId: string, input: unknown) {
+    const user = parseInput(CreateUser, input);
+    try {
+      return await this.prisma.user.create({
+        data: { ...user, dob: new Date(`${user.dob}T00:00:00.000Z`), clientId },
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) {
+        throw new AppError("BAD_USER_INPUT", "A user with this email already exists");
+      }
+      throw err;
+    }
+  }
+
+  /** Oldest first, so pages are stable while users are added. `query` carries GraphQL's nested selection. */
+  list(clientId: string, args: { page?: number | null; limit?: number | null }, query: Prisma.UserFindManyArgs = {}) {
+    const { page, limit } = parseInput(pageArgs(100, 10), {
+      page: args.page ?? undefined,
+      limit: args.limit ?? undefined,
+    });
+    return this.prisma.user.findMany({
+      ...query,
+      where: { clientId },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      skip: (page - 1) * limit,
+      take: limit,
+    });
+  }
+
+  /** Another client's user is exactly as unknown as a user that does not exist. */
+  async get(clientId: string, userId: unknown, query: Prisma.UserFindFirstArgs = {}) {
+    const id = requireUuid(userId, "userId");
+    const user = await this.prisma.user.findFirst({ ...query, where: { id, clientId } });
+    if (!user) throw notFound("User");
+    return user;
+  }
+}
