@@ -11,9 +11,11 @@ import { errorHandler, notFoundRoute } from "./http/errors.js";
 import { idempotency } from "./http/idempotency.js";
 import { rateLimit } from "./http/rate-limit.js";
 import type { Logger } from "./logger.js";
+import { loadOrCreateMasterKey } from "./providers/custodian.js";
+import { createSandboxProviders, type Providers } from "./providers/index.js";
 import { createMailer } from "./providers/mailer.js";
 import { restRouter } from "./rest/router.js";
-import { routes } from "./rest/routes.js";
+import { routes, sandboxRoutes } from "./rest/routes/index.js";
 import { createServices, type Services } from "./services.js";
 
 export type App = {
@@ -32,9 +34,11 @@ export type AppOptions = {
   logger: Logger;
   /** Tests use an in-memory embedded database; the server keeps it under DATA_DIR. */
   embeddedDir?: string;
+  /** Replaces some providers (tests use this to make an external party fail). */
+  providers?: Partial<Providers>;
 };
 
-export async function buildApp({ config, logger, embeddedDir }: AppOptions): Promise<App> {
+export async function buildApp({ config, logger, embeddedDir, providers: overrides }: AppOptions): Promise<App> {
   const db = await openDatabase({
     url: config.databaseUrl,
     embeddedDir: embeddedDir ?? embeddedDataDir(config.dataDir),
@@ -42,7 +46,13 @@ export async function buildApp({ config, logger, embeddedDir }: AppOptions): Pro
   });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : undefined;
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
-  const services = createServices({ prisma: db.prisma, config, logger, mailer });
+  const masterKey = loadOrCreateMasterKey({
+    configured: config.custodianMasterKey,
+    dataDir: config.dataDir,
+    encryptionKey: config.encryptionKey,
+  });
+  const providers = { ...createSandboxProviders({ prisma: db.prisma, masterKey }), ...overrides };
+  const services = createServices({ prisma: db.prisma, config, logger, mailer, providers });
   const yoga = createGraphQLServer({
     prisma: db.prisma,
     services,
@@ -63,7 +73,7 @@ export async function buildApp({ config, logger, embeddedDir }: AppOptions): Pro
   app.use(["/v1", "/graphql"], rateLimit({ perMinute: config.rateLimitPerMinute, redis }));
   app.use(["/v1", "/graphql"], idempotency({ prisma: db.prisma, services, logger }));
   app.use("/graphql", (req, res) => void yoga.handle(req, res));
-  app.use(restRouter(routes, { schema, prisma: db.prisma, services, logger }));
+  app.use(restRouter(config.sandbox ? [...routes, ...sandboxRoutes] : routes, { schema, prisma: db.prisma, services, logger }));
   app.use(notFoundRoute);
   app.use(errorHandler(logger));
 

@@ -1,3 +1,4 @@
+import { AppError } from "../errors.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { AuthenticatedClient } from "../auth/service.js";
 import type { Credentials } from "../auth/credentials.js";
@@ -27,4 +28,9 @@ export function createContext(services: Services, prisma: PrismaClient, credenti
 /** The calling client's id, for tenant scoping. */
 export async function clientIdOf(ctx: Context): Promise<string> {
   return (await ctx.client()).clientId;
+}
+
+/** Sandbox helpers exist in the schema everywhere but act only when SANDBOX is on. */
+export function requireSandbox(ctx: Context): void {
+  if (!ctx.services.config.sandbox) throw new AppError("FORBIDDEN", "Sandbox helpers are disabled (SANDBOX is off)");
 }

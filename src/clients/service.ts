@@ -1,0 +1,17 @@
+import { z } from "zod";
+import type { PrismaClient } from "../generated/prisma/client.js";
+import type { ApiKeyService } from "../keys/service.js";
+import { parseInput } from "../validation.js";
+
+const NewClient = z.object({
+  email: z.string().trim().toLowerCase().email({ error: "email must be a valid e-mail address" }),
+  name: z.string().trim().min(1).max(100).optional(),
+});
+
+/** Operator path to a first credential: find or create the client, then issue one API key. */
+export async function createClientWithKey(prisma: PrismaClient, keys: ApiKeyService, input: { email: string; name?: string }) {
+  const { email, name } = parseInput(NewClient, input);
+  const client = await prisma.client.upsert({ where: { email }, create: { email, name }, update: {} });
+  const apiKey = await keys.create(client.id);
+  return { client, apiKey };
+}

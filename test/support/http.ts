@@ -1,0 +1,46 @@
+import type { TestServer } from "./server.js";
+
+export type HttpResult<T = any> = { status: number; body: T; headers: Headers };
+
+/** One REST call: JSON in, JSON out. */
+export async function rest<T = any>(
+  server: TestServer,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: unknown; rawBody?: string } = {},
+): Promise<HttpResult<T>> {
+  const hasBody = options.body !== undefined || options.rawBody !== undefined;
+  const response = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { ...(hasBody ? { "content-type": "application/json" } : {}), ...options.headers },
+    body: options.rawBody ?? (options.body !== undefined ? JSON.stringify(options.body) : undefined),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+}
+
+/** One GraphQL operation over HTTP POST. */
+export async function gql<T = any>(
+  server: TestServer,
+  query: string,
+  variables: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<HttpResult<{ data?: T; errors?: { message: string; extensions?: { code?: string } }[] }>> {
+  return rest(server, "POST", "/graphql", { headers: { accept: "application/graphql-response+json", ...headers }, body: { query, variables } });
+}
+
+/** The codes of a GraphQL response's errors, for compact assertions. */
+export const errorCodes = (result: HttpResult<{ errors?: { extensions?: { code?: string } }[] }>) =>
+  (result.body.errors ?? []).map((e) => e.extensions?.code);
+
+/** A user payload that passes validation; override what a test is about. */
+export function userInput(overrides: Record<string, unknown> = {}) {
+  return {
+    email: `user-${crypto.randomUUID()}@example.com`,
+    firstName: "Ada",
+    lastName: "Lovelace",
+    phoneNumber: "+14155552671",
+    dob: "1990-05-17",
+    ...overrides,
+  };
+}

@@ -1,0 +1,55 @@
+import { Writable } from "node:stream";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildApp, type App, type AppOptions } from "../../src/app.js";
+import { createClientWithKey } from "../../src/clients/service.js";
+import { loadConfig } from "../../src/config.js";
+import { createLogger } from "../../src/logger.js";
+
+/** The database the tests run on: PostgreSQL when TEST_DATABASE_URL/DATABASE_URL is set, else embedded. */
+export const testDatabaseUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || undefined;
+
+export type TestServer = {
+  app: App;
+  url: string;
+  /** Every log line the server wrote, as text (for checks that secrets never reach it). */
+  logs: string[];
+  stop(): Promise<void>;
+};
+
+/** A real server on a free loopback port, over its own in-memory database unless PostgreSQL is configured. */
+export async function startServer(
+  options: { env?: Record<string, string>; providers?: AppOptions["providers"] } = {},
+): Promise<TestServer> {
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(chunk.toString());
+      done();
+    },
+  });
+  const config = loadConfig({
+    NODE_ENV: "test",
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATA_DIR: mkdtempSync(join(tmpdir(), "fintech-test-")),
+    LOG_LEVEL: "info",
+    RATE_LIMIT_PER_MINUTE: "100000",
+    SANDBOX_SETTLE_MS: "600000",
+    ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
+    ...options.env,
+  });
+  const app = await buildApp({ config, logger: createLogger(config.logLevel, sink), embeddedDir: "memory://", providers: options.providers });
+  const url = await app.start();
+  return { app, url, logs, stop: () => app.stop() };
+}
+
+export type Tenant = { clientId: string; apiKey: string; headers: Record<string, string> };
+
+/** A fresh client with one API key: each test works in its own tenant. */
+export async function newTenant(server: TestServer): Promise<Tenant> {
+  const email = `tenant-${crypto.randomUUID()}@example.com`;
+  const { client, apiKey } = await createClientWithKey(server.app.db.prisma, server.app.services.keys, { email });
+  return { clientId: client.id, apiKey: apiKey.key, headers: { "x-api-key": apiKey.key } };
+}

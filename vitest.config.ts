@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  // One graphql module for everyone: the packages load its CommonJS build, so the tests must too.
+  resolve: { alias: [{ find: /^graphql$/, replacement: "graphql/index.js" }] },
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: "forks",
+    // Two cores here: more files at once only queue.
+    maxWorkers: 2,
+  },
+});
