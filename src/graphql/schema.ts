@@ -4,5 +4,6 @@ import "./scalars.js";
 import "../auth/schema.js";
 import "../keys/schema.js";
 import "../users/schema.js";
+import "../accounts/virtual-account-schema.js";
 
 export const schema = builder.toSchema({ sortSchema: false });

@@ -1,0 +1,46 @@
+import { builder } from "../graphql/builder.js";
+import { clientIdOf } from "../graphql/context.js";
+
+builder.prismaObject("VirtualAccount", {
+  description: "A bank account that receives fiat for a user; what arrives is converted to destinationAsset and sent to destinationAddress.",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    userId: t.exposeID("userId"),
+    currency: t.exposeString("currency"),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    destinationAsset: t.exposeString("destinationAsset"),
+    destinationNetwork: t.exposeString("destinationNetwork"),
+    destinationAddress: t.exposeString("destinationAddress"),
+    bankName: t.exposeString("bankName"),
+    accountNumber: t.exposeString("accountNumber", { description: "NUBAN (NGN), IBAN (EUR), CLABE (MXN), account-digit (BRL) or account number (USD)" }),
+    accountName: t.exposeString("accountName", { nullable: true, description: "NGN only" }),
+    bankCode: t.exposeString("bankCode", { nullable: true, description: "NGN only" }),
+    routingNumber: t.exposeString("routingNumber", { nullable: true, description: "ABA (USD), BIC (EUR), bank code (MXN), bank-branch (BRL)" }),
+    accountHolderName: t.exposeString("accountHolderName", { nullable: true, description: "USD, EUR, MXN, BRL" }),
+    accountHolderType: t.exposeString("accountHolderType", { nullable: true, description: "USD, EUR, MXN, BRL" }),
+    bankAddress: t.exposeString("bankAddress", { nullable: true, description: "USD, EUR, MXN, BRL" }),
+  }),
+});
+
+builder.prismaObjectFields("User", (t) => ({
+  virtualAccounts: t.relation("virtualAccounts", { query: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] } }),
+}));
+
+const CreateVirtualAccountInput = builder.inputType("CreateVirtualAccountInput", {
+  fields: (t) => ({
+    currency: t.string({ required: true, description: "NGN, USD, EUR, MXN or BRL (any case)" }),
+    userId: t.id({ required: true }),
+    destinationAsset: t.string({ description: "USDC (default), USDT or DAI" }),
+    destinationNetwork: t.string({ description: "ETHEREUM (default), POLYGON, BASE, ARBITRUM or OPTIMISM" }),
+    address: t.string({ description: "0x destination address; default the user's custodial wallet (created when absent)" }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  createVirtualAccount: t.prismaField({
+    type: "VirtualAccount",
+    description: "The user's account in the currency; an existing one is returned as it is.",
+    args: { input: t.arg({ type: CreateVirtualAccountInput, required: true }) },
+    resolve: async (_query, _root, args, ctx) => ctx.services.virtualAccounts.create(await clientIdOf(ctx), args.input),
+  }),
+}));

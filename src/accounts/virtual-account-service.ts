@@ -1,0 +1,147 @@
+import { isAddress } from "viem";
+import { z } from "zod";
+import type { Prisma, PrismaClient, VirtualAccount } from "../generated/prisma/client.js";
+import { isUniqueViolation } from "../db/errors.js";
+import { AppError, badInput } from "../errors.js";
+import type { Logger } from "../logger.js";
+import type { BankAccountDetails, BankingProvider } from "../providers/banking.js";
+import type { UserService } from "../users/service.js";
+import { parseInput, uuid } from "../validation.js";
+
+export const VIRTUAL_ACCOUNT_CURRENCIES = ["NGN", "USD", "EUR", "MXN", "BRL"] as const;
+export type VirtualAccountCurrency = (typeof VIRTUAL_ACCOUNT_CURRENCIES)[number];
+
+const DESTINATION_ASSETS = ["USDC", "USDT", "DAI"] as const;
+const DESTINATION_NETWORKS = ["ETHEREUM", "POLYGON", "BASE", "ARBITRUM", "OPTIMISM"] as const;
+
+const oneOf = <T extends readonly [string, ...string[]]>(field: string, values: T) =>
+  z
+    .string({ error: `${field} must be one of ${values.join(", ")}` })
+    .transform((value) => value.toUpperCase())
+    .pipe(z.enum(values, { error: `${field} must be one of ${values.join(", ")}` }));
+
+const CreateVirtualAccount = z.object({
+  userId: uuid("userId"),
+  destinationAsset: oneOf("destinationAsset", DESTINATION_ASSETS).default("USDC"),
+  destinationNetwork: oneOf("destinationNetwork", DESTINATION_NETWORKS).default("ETHEREUM"),
+  address: z
+    .string({ error: "address must be a 0x EVM address" })
+    .refine((value) => isAddress(value, { strict: true }), "address must be a 0x EVM address (EIP-55 checksummed when mixed-case)")
+    .optional(),
+});
+
+export type CreateVirtualAccountInput = { currency: unknown } & Record<string, unknown>;
+
+/** The user's custodial wallet, created when absent (owned by the wallets domain). */
+export type EnsureWallet = (clientId: string, userId: string) => Promise<{ address: string }>;
+
+type Deps = {
+  prisma: PrismaClient;
+  users: UserService;
+  banks: readonly BankingProvider[];
+  ensureWallet: EnsureWallet;
+  logger: Logger;
+};
+
+/** Case-insensitive; anything else is refused naming what is supported. */
+export function parseVirtualAccountCurrency(value: unknown): VirtualAccountCurrency {
+  const upper = typeof value === "string" ? value.toUpperCase() : "";
+  const supported = VIRTUAL_ACCOUNT_CURRENCIES.find((currency) => currency === upper);
+  if (!supported) {
+    throw badInput(`Unsupported currency ${String(value)}; supported: ${VIRTUAL_ACCOUNT_CURRENCIES.join(", ")}`);
+  }
+  return supported;
+}
+
+/** Bank accounts that receive fiat for a user; one per (user, currency). */
+export class VirtualAccountService {
+  constructor(private readonly deps: Deps) {}
+
+  async create(clientId: string, input: CreateVirtualAccountInput): Promise<VirtualAccount> {
+    const currency = parseVirtualAccountCurrency(input.currency);
+    const args = parseInput(CreateVirtualAccount, withoutNulls(input));
+    const user = await this.deps.users.get(clientId, args.userId);
+
+    const existing = await this.findOwn(user.id, currency);
+    if (existing) return existing;
+
+    const destinationAddress = args.address ?? (await this.deps.ensureWallet(clientId, user.id)).address;
+    const provider = this.providerFor(currency);
+    const details = await this.issue(provider, currency, `${user.firstName} ${user.lastName}`);
+    try {
+      return await this.deps.prisma.virtualAccount.create({
+        data: {
+          userId: user.id,
+          clientId,
+          currency,
+          provider: provider.name,
+          destinationAsset: args.destinationAsset,
+          destinationNetwork: args.destinationNetwork,
+          destinationAddress,
+          ...columnsOf(details),
+        },
+      });
+    } catch (err) {
+      // A concurrent request for the same (user, currency) won: theirs is the account.
+      const winner = isUniqueViolation(err) ? await this.findOwn(user.id, currency) : null;
+      if (winner) return winner;
+      throw err;
+    }
+  }
+
+  /** The user's account in a currency, or null; another client's user has none. */
+  getForUser(clientId: string, userId: string, currency: string, query: Prisma.VirtualAccountFindFirstArgs = {}) {
+    return this.deps.prisma.virtualAccount.findFirst({
+      ...query,
+      where: { clientId, userId, currency: currency.toUpperCase() },
+    });
+  }
+
+  /** The account a provider's incoming payment is addressed to (providers know accounts by number). */
+  findByAccountNumber(provider: string, accountNumber: string) {
+    return this.deps.prisma.virtualAccount.findUnique({
+      where: { provider_accountNumber: { provider, accountNumber } },
+    });
+  }
+
+  private findOwn(userId: string, currency: VirtualAccountCurrency) {
+    return this.deps.prisma.virtualAccount.findUnique({ where: { userId_currency: { userId, currency } } });
+  }
+
+  private providerFor(currency: VirtualAccountCurrency): BankingProvider {
+    const provider = this.deps.banks.find((bank) => bank.currencies.includes(currency));
+    if (!provider) throw new AppError("PROVIDER_ERROR", "Virtual account could not be created", { details: `No provider serves ${currency}` });
+    return provider;
+  }
+
+  private async issue(provider: BankingProvider, currency: string, holderName: string): Promise<BankAccountDetails> {
+    try {
+      return await provider.createVirtualAccount({ currency, holderName });
+    } catch (err) {
+      this.deps.logger.error({ err, provider: provider.name, currency }, "virtual account provider failed");
+      throw new AppError("PROVIDER_ERROR", "Virtual account could not be created", {
+        details: `The ${currency} account provider did not issue an account; try again later`,
+      });
+    }
+  }
+}
+
+/** GraphQL passes omitted optional fields as null; zod defaults apply to undefined only. */
+function withoutNulls(input: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null));
+}
+
+/** Only the documented detail fields reach the row, whatever else a provider returns. */
+function columnsOf(details: BankAccountDetails) {
+  const common = { bankName: details.bankName, accountNumber: details.accountNumber };
+  if ("routingNumber" in details) {
+    return {
+      ...common,
+      routingNumber: details.routingNumber,
+      accountHolderName: details.accountHolderName,
+      accountHolderType: details.accountHolderType,
+      bankAddress: details.bankAddress,
+    };
+  }
+  return { ...common, accountName: details.accountName, bankCode: details.bankCode };
+}

@@ -1,0 +1,61 @@
+import { Decimal } from "decimal.js";
+import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
+import type { Tx } from "../db/transaction.js";
+import { pageArgs, parseInput } from "../validation.js";
+import { postJournal } from "./post.js";
+import type { JournalInput } from "./types.js";
+import { verifyUserLedger } from "./verify.js";
+
+const LEDGER_PAGE = pageArgs(1000, 100);
+type PageInput = { page?: number | null; limit?: number | null };
+const pageOf = (args: PageInput) => parseInput(LEDGER_PAGE, { page: args.page ?? undefined, limit: args.limit ?? undefined });
+
+/**
+ * The double-entry ledger. Writers call `post` inside their own transaction, so a business record
+ * and its journal commit together; readers get balances, entries and chain verification.
+ * Callers have already checked that the user belongs to the client.
+ */
+export class LedgerService {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  post(tx: Tx, journal: JournalInput) {
+    return postJournal(tx, journal);
+  }
+
+  /** The user's balance in one currency; zero when the account has never moved. */
+  async balance(clientId: string, userId: string, currency: string): Promise<Decimal> {
+    const account = await this.prisma.ledgerAccount.findFirst({ where: { clientId, userId, code: "USER", currency } });
+    return new Decimal(account?.balance.toString() ?? 0);
+  }
+
+  balances(clientId: string, userId: string) {
+    return this.prisma.ledgerAccount.findMany({ where: { clientId, userId, code: "USER" }, orderBy: { currency: "asc" } });
+  }
+
+  /** A user's entries, newest first. */
+  userEntries(clientId: string, userId: string, args: PageInput, query: Prisma.LedgerEntryFindManyArgs = {}) {
+    const { page, limit } = pageOf(args);
+    return this.prisma.ledgerEntry.findMany({
+      ...query,
+      where: { clientId, userId },
+      orderBy: [{ createdAt: "desc" }, { sequence: "desc" }],
+      skip: (page - 1) * limit,
+      take: limit,
+    });
+  }
+
+  /** Every user entry of the client, newest first, with paging totals. */
+  async clientEntries(clientId: string, args: PageInput) {
+    const { page, limit } = pageOf(args);
+    const where = { clientId, userId: { not: null } };
+    const [total, transactions] = await Promise.all([
+      this.prisma.ledgerEntry.count({ where }),
+      this.prisma.ledgerEntry.findMany({ where, orderBy: [{ createdAt: "desc" }, { sequence: "desc" }], skip: (page - 1) * limit, take: limit }),
+    ]);
+    return { page, pages: Math.ceil(total / limit), total, transactions };
+  }
+
+  verify(clientId: string, userId: string) {
+    return verifyUserLedger(this.prisma, clientId, userId);
+  }
+}

@@ -1,0 +1,31 @@
+import type { Decimal } from "decimal.js";
+
+export const ENTRY_TYPES = [
+  "DEPOSIT",
+  "CONVERSION_OUT",
+  "CONVERSION_IN",
+  "TRANSFER_OUT",
+  "WITHDRAWAL",
+  "WITHDRAWAL_REVERSAL",
+  "CARD_DEBIT",
+  "FEE",
+] as const;
+export type EntryType = (typeof ENTRY_TYPES)[number];
+
+/** System accounts: the other side of every user movement, one per (client, code, currency). */
+export const SYSTEM_ACCOUNTS = ["PROVIDER_SETTLEMENT", "FX", "FEES", "CARD_SETTLEMENT", "PAYOUTS", "ONCHAIN_SETTLEMENT"] as const;
+export type SystemAccount = (typeof SYSTEM_ACCOUNTS)[number];
+
+export type AccountRef = { userId: string; currency: string } | { system: SystemAccount; currency: string };
+
+/** One side of a journal. `amount` is signed: positive credits the account, negative debits it. */
+export type Posting = { account: AccountRef; amount: Decimal; type: EntryType };
+
+export type JournalInput = {
+  clientId: string;
+  /** What caused it: a deposit, conversion, withdrawal or card transaction id. */
+  referenceId?: string;
+  /** The journal's kind, for reading; each posting carries its own entry type. */
+  type: EntryType;
+  postings: Posting[];
+};
