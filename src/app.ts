@@ -14,6 +14,7 @@ import type { Logger } from "./logger.js";
 import { loadOrCreateMasterKey } from "./providers/custodian.js";
 import { createSandboxProviders, type Providers } from "./providers/index.js";
 import { createMailer } from "./providers/mailer.js";
+import { createEvents } from "./pubsub/events.js";
 import { restRouter } from "./rest/router.js";
 import { routes, sandboxRoutes } from "./rest/routes/index.js";
 import { createServices, type Services } from "./services.js";
@@ -52,7 +53,8 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     encryptionKey: config.encryptionKey,
   });
   const providers = { ...createSandboxProviders({ prisma: db.prisma, masterKey }), ...overrides };
-  const services = createServices({ prisma: db.prisma, config, logger, mailer, providers });
+  const events = createEvents();
+  const services = createServices({ prisma: db.prisma, config, logger, mailer, providers, events });
   const yoga = createGraphQLServer({
     prisma: db.prisma,
     services,

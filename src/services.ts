@@ -2,6 +2,7 @@ import type { PrismaClient } from "./generated/prisma/client.js";
 import type { Config } from "./config.js";
 import type { Logger } from "./logger.js";
 import type { Providers } from "./providers/index.js";
+import type { Events } from "./pubsub/events.js";
 import type { Mailer } from "./providers/mailer.js";
 import { AuthService } from "./auth/service.js";
 import { ApiKeyService } from "./keys/service.js";
@@ -16,6 +17,8 @@ export type ServiceDeps = {
   logger: Logger;
   mailer: Mailer;
   providers: Providers;
+  /** Cross-instance events (deposit updates). */
+  events: Events;
 };
 
 /** The composition root: every domain service, wired once per process. */
@@ -27,6 +30,7 @@ export function createServices(deps: ServiceDeps) {
     keys,
     auth: new AuthService({ prisma: deps.prisma, keys, mailer: deps.mailer, logger: deps.logger, secret: deps.config.jwtSecret }),
     users,
+    ledger: new LedgerService(deps.prisma),
     virtualAccounts: new VirtualAccountService({
       prisma: deps.prisma,
       users,

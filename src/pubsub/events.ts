@@ -1,0 +1,11 @@
+import { createPubSub, type PubSub } from "graphql-yoga";
+
+/** A deposit was created or changed state (published after the change has committed). */
+export type DepositEvent = { clientId: string; userId: string; depositId: string; status: string };
+
+export type EventMap = { deposit: [DepositEvent] };
+export type Events = PubSub<EventMap>;
+
+export function createEvents(eventTarget?: EventTarget): Events {
+  return createPubSub<EventMap>(eventTarget ? { eventTarget: eventTarget as never } : undefined);
+}
