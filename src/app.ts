@@ -14,10 +14,12 @@ import type { Logger } from "./logger.js";
 import { loadOrCreateMasterKey } from "./providers/custodian.js";
 import { createSandboxProviders, type Providers } from "./providers/index.js";
 import { createMailer } from "./providers/mailer.js";
-import { createEvents } from "./pubsub/events.js";
+import { openEventBus } from "./pubsub/bus.js";
 import { restRouter } from "./rest/router.js";
 import { routes, sandboxRoutes } from "./rest/routes/index.js";
 import { createServices, type Services } from "./services.js";
+import { startDepositSettler, type DepositSettler } from "./sandbox/settler.js";
+import { webhookRouter } from "./webhooks/router.js";
 
 export type App = {
   /** Listens on config.port (0 picks a free port); resolves to the base URL. */
@@ -53,8 +55,12 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     encryptionKey: config.encryptionKey,
   });
   const providers = { ...createSandboxProviders({ prisma: db.prisma, masterKey }), ...overrides };
-  const events = createEvents();
-  const services = createServices({ prisma: db.prisma, config, logger, mailer, providers, events });
+  const bus = await openEventBus({
+    redisUrl: config.redisUrl,
+    postgres: db.pool && config.databaseUrl ? { connectionString: config.databaseUrl, pool: db.pool } : undefined,
+    logger,
+  });
+  const services = createServices({ prisma: db.prisma, config, logger, mailer, providers, events: bus.events });
   const yoga = createGraphQLServer({
     prisma: db.prisma,
     services,
@@ -71,6 +77,8 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     const ready = await db.ping();
     res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "database unavailable" });
   });
+  // Before the JSON parser: webhook signatures cover the raw body.
+  app.use(webhookRouter(services.webhooks));
   app.use(["/v1", "/graphql"], express.json({ limit: "100kb" }));
   app.use(["/v1", "/graphql"], rateLimit({ perMinute: config.rateLimitPerMinute, redis }));
   app.use(["/v1", "/graphql"], idempotency({ prisma: db.prisma, services, logger }));
@@ -87,6 +95,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
   });
   const websockets = attachWebSocketServer(httpServer, yoga, services);
   let url = "";
+  let settler: DepositSettler | undefined;
 
   return {
     db,
@@ -103,6 +112,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
           const port = typeof address === "object" && address ? address.port : config.port;
           const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
           url = `http://${host}:${port}`;
+          if (config.sandbox) settler = startDepositSettler({ deposits: services.deposits, sandbox: services.sandboxDeposits, logger });
           resolve(url);
         });
       });
@@ -115,8 +125,10 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
       const grace = setTimeout(() => sockets.forEach((socket) => socket.destroy()), 5000);
       await closed;
       clearTimeout(grace);
+      await settler?.stop();
       mailer.close();
       redis?.disconnect();
+      await bus.close();
       await db.close();
     },
   };

@@ -9,7 +9,18 @@ import { ApiKeyService } from "./keys/service.js";
 import { LedgerService } from "./ledger/service.js";
 import { UserService } from "./users/service.js";
 import { VirtualAccountService } from "./accounts/virtual-account-service.js";
-import { interimEnsureWallet } from "./accounts/interim-ensure-wallet.js";
+import { WalletService } from "./wallets/service.js";
+import { CardService } from "./cards/service.js";
+import { CardTransactionService } from "./cards/transactions.js";
+import { UsdcAccountService } from "./accounts/usdc-service.js";
+import { ConversionService } from "./conversion/service.js";
+import { CardSpendingService } from "./cards/spending.js";
+import { BalanceLookupService } from "./accounts/balance-lookup-service.js";
+import { DepositService } from "./deposits/service.js";
+import { DepositSettlement } from "./deposits/settlement.js";
+import { WebhookService } from "./webhooks/service.js";
+import { SandboxDeposits, ONCHAIN_WATCHER } from "./sandbox/deposits.js";
+import { webhookFeed } from "./sandbox/webhook-feed.js";
 
 export type ServiceDeps = {
   prisma: PrismaClient;
@@ -25,20 +36,56 @@ export type ServiceDeps = {
 export function createServices(deps: ServiceDeps) {
   const keys = new ApiKeyService(deps.prisma);
   const users = new UserService(deps.prisma);
+  const ledger = new LedgerService(deps.prisma);
+  const wallets = new WalletService({ prisma: deps.prisma, custodian: deps.providers.custodian, users, logger: deps.logger });
+  const virtualAccounts = new VirtualAccountService({
+    prisma: deps.prisma,
+    users,
+    banks: [deps.providers.ngnBank, deps.providers.fiatBank],
+    ensureWallet: (clientId, userId) => wallets.ensure(clientId, userId),
+    logger: deps.logger,
+  });
+  const conversion = new ConversionService({ prisma: deps.prisma, users, ledger, fx: deps.providers.fx });
   return {
     config: deps.config,
+    events: deps.events,
     keys,
     auth: new AuthService({ prisma: deps.prisma, keys, mailer: deps.mailer, logger: deps.logger, secret: deps.config.jwtSecret }),
     users,
-    ledger: new LedgerService(deps.prisma),
-    virtualAccounts: new VirtualAccountService({
-      prisma: deps.prisma,
-      users,
-      banks: [deps.providers.ngnBank, deps.providers.fiatBank],
-      ensureWallet: interimEnsureWallet(deps.prisma, deps.providers.custodian),
-      logger: deps.logger,
-    }),
+    ledger,
+    conversion,
+    cardSpending: new CardSpendingService({ prisma: deps.prisma, users, ledger }),
+    wallets,
+    cards: new CardService({ prisma: deps.prisma, issuer: deps.providers.cardIssuer, encryptionKey: deps.config.encryptionKey, logger: deps.logger }),
+    cardTransactions: new CardTransactionService({ prisma: deps.prisma, users }),
+    usdcAccounts: new UsdcAccountService({ prisma: deps.prisma, users, wallets }),
+    virtualAccounts,
+    balanceLookup: new BalanceLookupService({ users, ledger }),
+    ...depositServices(deps, { users, ledger, wallets, virtualAccounts, conversion }),
   };
+}
+
+/** Deposits, the webhooks that drive them, and the sandbox that plays their providers. */
+function depositServices(
+  deps: ServiceDeps,
+  domain: { users: UserService; ledger: LedgerService; wallets: WalletService; virtualAccounts: VirtualAccountService; conversion: ConversionService },
+) {
+  const deposits = new DepositService({
+    prisma: deps.prisma,
+    settlement: new DepositSettlement({ ledger: domain.ledger, conversion: domain.conversion }),
+    events: deps.events,
+    autoSettleAfterMs: deps.config.sandbox ? deps.config.sandboxSettleMs : null,
+  });
+  const webhooks = new WebhookService({
+    prisma: deps.prisma,
+    secret: deps.config.webhookSecret,
+    providers: { [deps.providers.ngnBank.name]: "bank", [deps.providers.fiatBank.name]: "bank", [ONCHAIN_WATCHER]: "chain" },
+    deposits,
+    virtualAccounts: domain.virtualAccounts,
+    logger: deps.logger,
+  });
+  const sandboxDeposits = new SandboxDeposits({ prisma: deps.prisma, ...domain, deposits, deliver: webhookFeed(webhooks, deps.config.webhookSecret) });
+  return { deposits, webhooks, sandboxDeposits };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -32,7 +32,7 @@ const CreateVirtualAccount = z.object({
 
 export type CreateVirtualAccountInput = { currency: unknown } & Record<string, unknown>;
 
-/** The user's custodial wallet, created when absent (owned by the wallets domain). */
+/** The user's custodial wallet, created when absent (the wallets service's get-or-create). */
 export type EnsureWallet = (clientId: string, userId: string) => Promise<{ address: string }>;
 
 type Deps = {

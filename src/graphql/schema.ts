@@ -4,6 +4,15 @@ import "./scalars.js";
 import "../auth/schema.js";
 import "../keys/schema.js";
 import "../users/schema.js";
+import "../wallets/schema.js";
+import "../cards/schema.js";
+import "../accounts/usdc-schema.js";
 import "../accounts/virtual-account-schema.js";
+import "../ledger/schema.js";
+import "../conversion/schema.js";
+import "../cards/spending-schema.js";
+import "../accounts/balance-lookup-schema.js";
+import "../deposits/schema.js";
+import "../deposits/subscription.js";
 
 export const schema = builder.toSchema({ sortSchema: false });

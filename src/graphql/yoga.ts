@@ -1,4 +1,4 @@
-import { NoSchemaIntrospectionCustomRule as NoSchemaIntrospection } from "graphql";
+import { NoSchemaIntrospectionCustomRule as NoSchemaIntrospection, type GraphQLError, type ValidationContext } from "graphql";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import type { PrismaClient } from "../generated/prisma/client.js";
@@ -34,10 +34,10 @@ export function createGraphQLServer(options: {
     maskedErrors: { maskError: (error) => maskError(error, options.logger) },
     plugins: [
       EnvelopArmorPlugin({
-        maxDepth: { n: 8 },
-        costLimit: { maxCost: 5000 },
-        maxAliases: { n: 20 },
-        maxDirectives: { n: 20 },
+        maxDepth: { n: 8, ...asValidationError },
+        costLimit: { maxCost: 5000, ...asValidationError },
+        maxAliases: { n: 20, ...asValidationError },
+        maxDirectives: { n: 20, ...asValidationError },
         maxTokens: { n: 2000 },
         blockFieldSuggestion: { enabled: !options.introspection },
       }),
@@ -45,6 +45,15 @@ export function createGraphQLServer(options: {
     ],
   });
 }
+
+/**
+ * Armor throws its refusals out of validation by default, which yoga then answers as a 200 with an
+ * error; reported as validation errors they are the spec's 400 (and graphql-ws gets them as errors).
+ */
+const asValidationError = {
+  propagateOnRejection: false,
+  onReject: [(ctx: ValidationContext | null, error: GraphQLError) => ctx?.reportError(error)],
+};
 
 function disableIntrospection() {
   return {

@@ -16,9 +16,12 @@ const REFUSALS = new Set(["BAD_USER_INPUT", "NOT_FOUND", "UNAUTHENTICATED", "FOR
 
 type StoredResponse = { contentType: string; body: string };
 
+/** The full path: this middleware is mounted on /v1 and /graphql, so `req.path` alone is relative to those. */
+const fullPath = (req: Request) => req.originalUrl.split("?")[0];
+
 /** Only mutating requests take part: REST writes, and GraphQL documents whose operation is a mutation. */
 function isMutating(req: Request): boolean {
-  if (req.path === "/graphql") {
+  if (fullPath(req) === "/graphql") {
     if (req.method !== "POST" || typeof req.body?.query !== "string") return false;
     try {
       return getOperationAST(parse(req.body.query), req.body.operationName)?.operation === "mutation";
@@ -31,7 +34,7 @@ function isMutating(req: Request): boolean {
 
 function requestHash(req: Request): string {
   return createHash("sha256")
-    .update(JSON.stringify([req.method, req.path, req.body ?? null]))
+    .update(JSON.stringify([req.method, fullPath(req), req.body ?? null]))
     .digest("hex");
 }
 

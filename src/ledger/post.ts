@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { Decimal } from "decimal.js";
+import type { Decimal } from "decimal.js";
 import type { Tx } from "../db/transaction.js";
 import { AppError } from "../errors.js";
+import { Exact } from "./amount.js";
 import { entryHash } from "./hash.js";
 import type { AccountRef, JournalInput } from "./types.js";
 
@@ -16,34 +17,64 @@ function assertBalanced(journal: JournalInput) {
   for (const posting of journal.postings) {
     if (posting.amount.isZero() || !posting.amount.isFinite()) throw new Error("A posting amount must be non-zero and finite");
     const currency = posting.account.currency;
-    sums.set(currency, (sums.get(currency) ?? new Decimal(0)).plus(posting.amount));
+    sums.set(currency, (sums.get(currency) ?? new Exact(0)).plus(posting.amount));
   }
   for (const [currency, sum] of sums) {
     if (!sum.isZero()) throw new Error(`Unbalanced journal: ${currency} postings sum to ${sum.toFixed()}`);
   }
 }
 
-/** Creates missing balance accounts, then locks every account of the journal, always in id order. */
-async function lockAccounts(tx: Tx, clientId: string, refs: AccountRef[]): Promise<Map<string, LockedAccount>> {
-  const ids = new Map<string, string>();
+type AccountKey = { key: string; userId: string | null; code: string; currency: string };
+
+function accountKeys(refs: AccountRef[]): AccountKey[] {
+  const keys = new Map<string, AccountKey>();
   for (const ref of refs) {
     const key = keyOf(ref);
-    if (ids.has(key)) continue;
-    const userId = "userId" in ref ? ref.userId : null;
-    const code = "userId" in ref ? USER : ref.system;
-    await tx.$executeRaw`
-      INSERT INTO "ledger_accounts" ("id", "clientId", "userId", "code", "currency")
-      VALUES (${randomUUID()}::uuid, ${clientId}::uuid, ${userId}::uuid, ${code}, ${ref.currency})
-      ON CONFLICT DO NOTHING`;
-    const account = await tx.ledgerAccount.findFirstOrThrow({ where: { clientId, userId, code, currency: ref.currency }, select: { id: true } });
-    ids.set(key, account.id);
+    if ("userId" in ref) keys.set(key, { key, userId: ref.userId, code: USER, currency: ref.currency });
+    else keys.set(key, { key, userId: null, code: ref.system, currency: ref.currency });
+  }
+  // One global order for creating accounts too: two journals opening the same new accounts never wait in a cycle.
+  return [...keys.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
+}
+
+/** The ids of the journal's accounts that exist (one read, no lock; it may return a few other accounts of the same users). */
+async function findAccountIds(tx: Tx, clientId: string, keys: AccountKey[]): Promise<Map<string, string>> {
+  const userIds = [...new Set(keys.flatMap((k) => (k.userId ? [k.userId] : [])))];
+  const systemCodes = [...new Set(keys.flatMap((k) => (k.userId ? [] : [k.code])))];
+  const rows = await tx.$queryRaw<{ id: string; userId: string | null; code: string; currency: string }[]>`
+    SELECT "id", "userId", "code", "currency" FROM "ledger_accounts"
+    WHERE "clientId" = ${clientId}::uuid AND "currency" = ANY(${[...new Set(keys.map((k) => k.currency))]}::text[])
+      AND (("userId" = ANY(${userIds}::uuid[]) AND "code" = ${USER}) OR ("userId" IS NULL AND "code" = ANY(${systemCodes}::text[])))`;
+  const ids = new Map<string, string>();
+  for (const row of rows) {
+    ids.set(row.userId ? `${USER}:${row.userId}:${row.currency}` : `${row.code}::${row.currency}`, row.id);
+  }
+  return ids;
+}
+
+/**
+ * Creates missing balance accounts (before any row lock is held), then locks every account of the
+ * journal, in id order, in one statement.
+ */
+async function lockAccounts(tx: Tx, clientId: string, refs: AccountRef[]): Promise<Map<string, LockedAccount>> {
+  const keys = accountKeys(refs);
+  let ids = await findAccountIds(tx, clientId, keys);
+  const missing = keys.filter((k) => !ids.has(k.key));
+  if (missing.length) {
+    for (const account of missing) {
+      await tx.$executeRaw`
+        INSERT INTO "ledger_accounts" ("id", "clientId", "userId", "code", "currency")
+        VALUES (${randomUUID()}::uuid, ${clientId}::uuid, ${account.userId}::uuid, ${account.code}, ${account.currency})
+        ON CONFLICT DO NOTHING`;
+    }
+    ids = await findAccountIds(tx, clientId, keys);
   }
   // Row locks taken in one statement and one global order: two journals never wait on each other in a cycle.
   const rows = await tx.$queryRaw<LockedAccount[]>`
     SELECT "id", "code", "currency", "balance"::text AS "balance", "entryCount", "lastEntryHash"
-    FROM "ledger_accounts" WHERE "id" = ANY(${[...ids.values()]}::uuid[]) ORDER BY "id" FOR UPDATE`;
+    FROM "ledger_accounts" WHERE "id" = ANY(${keys.map((k) => ids.get(k.key)!)}::uuid[]) ORDER BY "id" FOR UPDATE`;
   const byId = new Map(rows.map((row) => [row.id, row]));
-  return new Map([...ids].map(([key, id]) => [key, byId.get(id)!]));
+  return new Map(keys.map((k) => [k.key, byId.get(ids.get(k.key)!)!]));
 }
 
 /**
@@ -61,7 +92,7 @@ export async function postJournal(tx: Tx, journal: JournalInput) {
   });
   const entries = journal.postings.map((posting) => {
     const account = accounts.get(keyOf(posting.account))!;
-    const balanceBefore = new Decimal(account.balance);
+    const balanceBefore = new Exact(account.balance);
     const balanceAfter = balanceBefore.plus(posting.amount);
     if (account.code === USER && balanceAfter.isNegative()) {
       throw new AppError("INSUFFICIENT_FUNDS", "Insufficient funds", {
@@ -95,11 +126,11 @@ export async function postJournal(tx: Tx, journal: JournalInput) {
     return entry;
   });
   await tx.ledgerEntry.createMany({ data: entries });
-  for (const account of new Set(accounts.values())) {
-    await tx.ledgerAccount.update({
-      where: { id: account.id },
-      data: { balance: account.balance, entryCount: account.entryCount, lastEntryHash: account.lastEntryHash },
-    });
-  }
+  const touched = [...accounts.values()];
+  await tx.$executeRaw`
+    UPDATE "ledger_accounts" AS a SET "balance" = u."balance"::numeric, "entryCount" = u."entryCount", "lastEntryHash" = u."lastEntryHash"
+    FROM unnest(${touched.map((a) => a.id)}::uuid[], ${touched.map((a) => a.balance)}::text[], ${touched.map((a) => a.entryCount)}::int[],
+                ${touched.map((a) => a.lastEntryHash)}::text[]) AS u("id", "balance", "entryCount", "lastEntryHash")
+    WHERE a."id" = u."id"`;
   return { journalId, entries };
 }

@@ -8,7 +8,11 @@ import { verifyUserLedger } from "./verify.js";
 
 const LEDGER_PAGE = pageArgs(1000, 100);
 type PageInput = { page?: number | null; limit?: number | null };
-const pageOf = (args: PageInput) => parseInput(LEDGER_PAGE, { page: args.page ?? undefined, limit: args.limit ?? undefined });
+/** Ledger lists: page ≥ 1, limit 1–1000 (default 100); anything else is a 400. */
+export const ledgerPage = (args: PageInput) => parseInput(LEDGER_PAGE, { page: args.page ?? undefined, limit: args.limit ?? undefined });
+
+/** Newest first; entries of one journal share createdAt, so the chain position breaks the tie. */
+export const NEWEST_FIRST: Prisma.LedgerEntryOrderByWithRelationInput[] = [{ createdAt: "desc" }, { sequence: "desc" }, { id: "desc" }];
 
 /**
  * The double-entry ledger. Writers call `post` inside their own transaction, so a business record
@@ -34,11 +38,11 @@ export class LedgerService {
 
   /** A user's entries, newest first. */
   userEntries(clientId: string, userId: string, args: PageInput, query: Prisma.LedgerEntryFindManyArgs = {}) {
-    const { page, limit } = pageOf(args);
+    const { page, limit } = ledgerPage(args);
     return this.prisma.ledgerEntry.findMany({
       ...query,
       where: { clientId, userId },
-      orderBy: [{ createdAt: "desc" }, { sequence: "desc" }],
+      orderBy: NEWEST_FIRST,
       skip: (page - 1) * limit,
       take: limit,
     });
@@ -46,11 +50,11 @@ export class LedgerService {
 
   /** Every user entry of the client, newest first, with paging totals. */
   async clientEntries(clientId: string, args: PageInput) {
-    const { page, limit } = pageOf(args);
+    const { page, limit } = ledgerPage(args);
     const where = { clientId, userId: { not: null } };
     const [total, transactions] = await Promise.all([
       this.prisma.ledgerEntry.count({ where }),
-      this.prisma.ledgerEntry.findMany({ where, orderBy: [{ createdAt: "desc" }, { sequence: "desc" }], skip: (page - 1) * limit, take: limit }),
+      this.prisma.ledgerEntry.findMany({ where, orderBy: NEWEST_FIRST, skip: (page - 1) * limit, take: limit }),
     ]);
     return { page, pages: Math.ceil(total / limit), total, transactions };
   }

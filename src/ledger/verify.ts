@@ -1,5 +1,5 @@
-import { Decimal } from "decimal.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
+import { Exact } from "./amount.js";
 import { entryHash } from "./hash.js";
 
 export type ChainReport = { currency: string; entries: number; balance: string; valid: boolean; problems: string[] };
@@ -20,12 +20,12 @@ export async function verifyUserLedger(prisma: PrismaClient, clientId: string, u
   const chains = accounts.map((account) => {
     const problems: string[] = [];
     let previousHash: string | null = null;
-    let running = new Decimal(0);
+    let running = new Exact(0);
     account.entries.forEach((entry, index) => {
       const at = `entry ${entry.sequence}`;
       if (entry.sequence !== index + 1) problems.push(`${at}: sequence should be ${index + 1}`);
-      if (!new Decimal(entry.balanceBefore.toString()).equals(running)) problems.push(`${at}: balanceBefore does not continue the chain`);
-      const after = new Decimal(entry.balanceBefore.toString()).plus(entry.amount.toString());
+      if (!new Exact(entry.balanceBefore.toString()).equals(running)) problems.push(`${at}: balanceBefore does not continue the chain`);
+      const after = new Exact(entry.balanceBefore.toString()).plus(entry.amount.toString());
       if (!after.equals(entry.balanceAfter.toString())) problems.push(`${at}: balanceAfter ≠ balanceBefore + amount`);
       if (after.isNegative()) problems.push(`${at}: balance below zero`);
       if (entry.prevHash !== previousHash) problems.push(`${at}: prevHash does not match the previous entry`);
@@ -33,7 +33,7 @@ export async function verifyUserLedger(prisma: PrismaClient, clientId: string, u
         problems.push(`${at}: hash does not match its content`);
       }
       previousHash = entry.hash;
-      running = new Decimal(entry.balanceAfter.toString());
+      running = new Exact(entry.balanceAfter.toString());
     });
     if (!running.equals(account.balance.toString())) problems.push("stored balance differs from the end of the chain");
     if (account.lastEntryHash !== previousHash) problems.push("stored last hash differs from the end of the chain");

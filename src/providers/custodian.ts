@@ -41,7 +41,11 @@ export function loadOrCreateMasterKey(opts: { configured?: string; dataDir: stri
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
     }
   }
-  return decrypt(opts.encryptionKey, readFileSync(file, "utf8").trim());
+  try {
+    return decrypt(opts.encryptionKey, readFileSync(file, "utf8").trim());
+  } catch {
+    throw new Error(`${file} cannot be decrypted with this ENCRYPTION_KEY (it was written under another key)`);
+  }
 }
 
 const randomId = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`;

@@ -36,13 +36,17 @@ function requestError(error: unknown): AppError | undefined {
   return undefined;
 }
 
-/** `Variable "$input" got invalid value 5 at "input.email"; …` → `email: …` */
+/**
+ * `Variable "$input" got invalid value 5 at "input.email"; …` → `email: …`;
+ * `Variable "$page" got invalid value "abc"; …` → `page: …`; a missing or null required value → `… is required`.
+ */
 function readable(message: string): string {
-  const located = /^Variable "\$(\w+)" got invalid value .*? at "(?:\w+\.)?([\w.]+)"; (.*)$/s.exec(message);
-  if (located) return `${located[2]}: ${located[3]}`;
-  const missing = /^Variable "\$(\w+)" of (?:required|non-null) type "[^"]+" (?:must not be null|was not provided)\.$/.exec(message);
-  if (missing) return `${missing[1]} is required`;
   const missingField = /Field "(\w+)" of required type "[^"]+" was not provided\.$/.exec(message);
   if (missingField) return `${missingField[1]} is required`;
-  return message;
+  const missing = /^Variable "\$(\w+)" of (?:required|non-null) type "[^"]+" (?:must not be null|was not provided)\.$/.exec(message);
+  if (missing) return `${missing[1]} is required`;
+  const invalid = /^Variable "\$(\w+)" got invalid value .*?(?: at "(?:\w+\.)?([\w.]+)")?; (.*)$/s.exec(message);
+  if (!invalid) return message;
+  const field = invalid[2] ?? invalid[1];
+  return /^Expected non-nullable type "[^"]+" not to be null\.$/.test(invalid[3]) ? `${field} is required` : `${field}: ${invalid[3]}`;
 }

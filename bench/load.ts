@@ -1,0 +1,31 @@
+import autocannon from "autocannon";
+
+export type LoadResult = { name: string; requestsPerSecond: number; p50: number; p99: number; errors: number; non2xx: number };
+
+export type LoadTarget = {
+  name: string;
+  url: string;
+  method?: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+};
+
+/** Drives one target with `connections` concurrent keep-alive clients for `seconds`. */
+export async function load(target: LoadTarget, options: { connections: number; seconds: number }): Promise<LoadResult> {
+  const result = await autocannon({
+    url: target.url,
+    method: target.method ?? "GET",
+    headers: target.headers,
+    body: target.body,
+    connections: options.connections,
+    duration: options.seconds,
+  });
+  return {
+    name: target.name,
+    requestsPerSecond: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}

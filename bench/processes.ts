@@ -1,0 +1,32 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+
+export type Started = { url: string; process: ChildProcess; stop(): Promise<void> };
+
+/** Starts a TypeScript entry point as its own process and waits for the JSON line that carries its `url`. */
+export function startProcess(entry: string, env: Record<string, string>): Promise<Started> {
+  const child = spawn(process.execPath, ["--import", "tsx", entry], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    const timer = setTimeout(() => reject(new Error(`${entry} did not start in 60 s`)), 60_000);
+    child.once("exit", (code) => reject(new Error(`${entry} exited with ${code}`)));
+    lines.on("line", (line) => {
+      try {
+        const { url } = JSON.parse(line) as { url?: string };
+        if (!url) return;
+        clearTimeout(timer);
+        resolve({
+          url: url.replace("localhost", "127.0.0.1"),
+          process: child,
+          stop: () =>
+            new Promise((done) => {
+              child.once("exit", () => done());
+              child.kill("SIGTERM");
+            }),
+        });
+      } catch {
+        // not a JSON log line
+      }
+    });
+  });
+}

@@ -1,0 +1,80 @@
+import { builder } from "../graphql/builder.js";
+import { clientIdOf } from "../graphql/context.js";
+import { loadCardTransactionPage } from "./transaction-loader.js";
+import { parsePageNumber, type CardTransactionService } from "./transactions.js";
+
+builder.prismaObject("Card", {
+  name: "VirtualCard",
+  description: "A USD virtual debit card. Number and CVV are stored encrypted and decrypted only here.",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    userId: t.exposeString("userId"),
+    providerId: t.exposeString("providerId", { description: "Identifier at the card issuer" }),
+    cardNumber: t.string({
+      description: "Groups of four digits separated by spaces",
+      select: { cardNumberEnc: true },
+      resolve: (card, _args, ctx) => ctx.services.cards.reveal(card.cardNumberEnc),
+    }),
+    cardCVV: t.string({
+      select: { cardCvvEnc: true },
+      resolve: (card, _args, ctx) => ctx.services.cards.reveal(card.cardCvvEnc),
+    }),
+    cardExpiry: t.exposeString("cardExpiry", { description: "MM/YY" }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+  }),
+});
+
+const CardTransactionRef = builder.prismaObject("CardTransaction", {
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    amount: t.expose("amount", { type: "Decimal" }),
+    balance: t.expose("balance", { type: "Decimal", description: "Balance after the transaction" }),
+    description: t.exposeString("description", { description: "Merchant text" }),
+    status: t.exposeString("status"),
+    type: t.exposeString("type"),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+  }),
+});
+
+type CardTransactionPage = Awaited<ReturnType<CardTransactionService["page"]>>;
+
+const CardTransactionPageRef = builder.objectRef<CardTransactionPage>("CardTransactionPage").implement({
+  description: "One page (20 per page, newest first) of a card's transactions.",
+  fields: (t) => ({
+    page: t.exposeInt("page"),
+    pages: t.exposeInt("pages"),
+    total: t.exposeInt("total"),
+    transactions: t.field({ type: [CardTransactionRef], resolve: (page) => page.transactions }),
+  }),
+});
+
+builder.prismaObjectFields("User", (t) => ({
+  card: t.relation("card", { nullable: true, description: "The user's virtual card; reading never creates one." }),
+  cardTransactions: t.field({
+    type: CardTransactionPageRef,
+    nullable: true,
+    description: "Null when the user has no card.",
+    args: { page: t.arg.int({ defaultValue: 1 }) },
+    select: { card: { select: { id: true } } },
+    resolve: (user, args, ctx) => (user.card ? loadCardTransactionPage(ctx, user.card.id, parsePageNumber(args.page)) : null),
+  }),
+}));
+
+builder.queryFields((t) => ({
+  cardTransactions: t.field({
+    type: CardTransactionPageRef,
+    description: "A user's card transactions; NOT_FOUND when the user is unknown or has no card.",
+    args: { userId: t.arg.id({ required: true }), page: t.arg.int({ defaultValue: 1 }) },
+    resolve: async (_root, args, ctx) => ctx.services.cardTransactions.page(await clientIdOf(ctx), args.userId, args.page),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createVirtualCard: t.prismaField({
+    type: "Card",
+    description: "Issues the user's card; returns the existing one when there is one.",
+    args: { userId: t.arg.id({ required: true }) },
+    resolve: async (query, _root, args, ctx) => ctx.services.cards.ensure(await clientIdOf(ctx), args.userId, query),
+  }),
+}));

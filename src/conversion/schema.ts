@@ -1,0 +1,61 @@
+import { builder } from "../graphql/builder.js";
+import { clientIdOf } from "../graphql/context.js";
+
+const CONVERSION_TERMS = "rate: units of `to` per unit of `from` (mid rate less the spread); fee: in `from`, deducted before converting.";
+
+builder.prismaObject("ConversionQuote", {
+  description: `A price for a conversion, valid 30 seconds and for one conversion. ${CONVERSION_TERMS}`,
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    from: t.exposeString("from"),
+    to: t.exposeString("to"),
+    amount: t.expose("amount", { type: "Decimal" }),
+    rate: t.expose("rate", { type: "Decimal" }),
+    fee: t.expose("fee", { type: "Decimal" }),
+    convertedAmount: t.expose("convertedAmount", { type: "Decimal" }),
+    expiresAt: t.expose("expiresAt", { type: "DateTime" }),
+  }),
+});
+
+builder.prismaObject("Conversion", {
+  description: `A completed conversion of a user's funds. ${CONVERSION_TERMS}`,
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    userId: t.exposeID("userId"),
+    from: t.exposeString("from"),
+    to: t.exposeString("to"),
+    amount: t.expose("amount", { type: "Decimal" }),
+    rate: t.expose("rate", { type: "Decimal" }),
+    fee: t.expose("fee", { type: "Decimal" }),
+    convertedAmount: t.expose("convertedAmount", { type: "Decimal" }),
+    quoteId: t.exposeID("quoteId", { nullable: true }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+  }),
+});
+
+const CreateConversionInput = builder.inputType("CreateConversionInput", {
+  fields: (t) => ({
+    userId: t.id({ required: true }),
+    from: t.string({ required: true, description: "NGN, USD, EUR, MXN, BRL, GBP, USDC, USDT or DAI" }),
+    to: t.string({ required: true }),
+    amount: t.field({ type: "Decimal", required: true, description: "In `from`, at most its decimals (fiat 2, USDC/USDT 6, DAI 18)" }),
+    quoteId: t.id({ description: "Locks the quote's rate; must match from, to and amount and be unexpired and unused" }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  conversionQuote: t.prismaField({
+    type: "ConversionQuote",
+    args: { from: t.arg.string({ required: true }), to: t.arg.string({ required: true }), amount: t.arg({ type: "Decimal", required: true }) },
+    resolve: async (_query, _root, args, ctx) => ctx.services.conversion.quote(await clientIdOf(ctx), args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createConversion: t.prismaField({
+    type: "Conversion",
+    description: "Converts a user's funds in one transaction; INSUFFICIENT_FUNDS when the `from` balance is short.",
+    args: { input: t.arg({ type: CreateConversionInput, required: true }) },
+    resolve: async (_query, _root, args, ctx) => ctx.services.conversion.convert(await clientIdOf(ctx), args.input),
+  }),
+}));

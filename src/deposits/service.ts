@@ -1,0 +1,128 @@
+import { randomUUID } from "node:crypto";
+import type { Decimal } from "decimal.js";
+import type { Deposit, Prisma, PrismaClient } from "../generated/prisma/client.js";
+import type { Tx } from "../db/transaction.js";
+import { AppError, notFound } from "../errors.js";
+import type { Events } from "../pubsub/events.js";
+import { requireUuid } from "../validation.js";
+import type { DepositSettlement } from "./settlement.js";
+
+export const DEPOSIT_STATUS = { PENDING: "PENDING", COMPLETED: "COMPLETED", FAILED: "FAILED" } as const;
+
+/** A deposit as a provider reports it: who it is for, what arrived, and where. */
+export type IncomingDeposit = {
+  provider: string;
+  /** The provider's reference of the incoming payment (on-chain: the transfer's event reference). */
+  eventId: string;
+  clientId: string;
+  userId: string;
+  amount: Decimal;
+  currency: string;
+  virtualAccountId?: string;
+  paymentReference?: string;
+  tokenAddress?: string;
+  transactionHash?: string;
+  chainId?: number;
+};
+
+type Deps = {
+  prisma: PrismaClient;
+  settlement: DepositSettlement;
+  events: Events;
+  /** Sandbox: a received deposit completes by itself after this long (null: only a provider event completes it). */
+  autoSettleAfterMs: number | null;
+};
+
+/**
+ * Deposit records and their lifecycle PENDING → COMPLETED | FAILED. Writers work inside the caller's
+ * transaction (the webhook that caused the change commits with it) and return what changed, which
+ * the caller announces once committed.
+ */
+export class DepositService {
+  constructor(private readonly deps: Deps) {}
+
+  /** Records a PENDING deposit; null when the provider's reference is already known (nothing changes). */
+  async receive(tx: Tx, incoming: IncomingDeposit): Promise<Deposit | null> {
+    const id = randomUUID();
+    const { autoSettleAfterMs } = this.deps;
+    const created = await tx.deposit.createMany({
+      data: [
+        {
+          id,
+          ...incoming,
+          amount: incoming.amount.toFixed(),
+          status: DEPOSIT_STATUS.PENDING,
+          settleAt: autoSettleAfterMs === null ? null : new Date(Date.now() + autoSettleAfterMs),
+        },
+      ],
+      skipDuplicates: true,
+    });
+    return created.count ? tx.deposit.findUniqueOrThrow({ where: { id } }) : null;
+  }
+
+  /**
+   * PENDING → COMPLETED with its ledger journals, in the caller's transaction. The conditional update
+   * makes one completion win however many race (the loser waits on the row, then finds it settled);
+   * null when the deposit was not PENDING (a second completion changes nothing).
+   */
+  async complete(tx: Tx, provider: string, reference: string): Promise<Deposit | null> {
+    const deposit = await this.transition(tx, provider, reference, { status: DEPOSIT_STATUS.COMPLETED });
+    if (deposit) await this.deps.settlement.settle(tx, deposit);
+    return deposit;
+  }
+
+  /** PENDING → FAILED; no money moved, so none moves back. Null when it was not PENDING. */
+  fail(tx: Tx, provider: string, reference: string, reason: string): Promise<Deposit | null> {
+    return this.transition(tx, provider, reference, { status: DEPOSIT_STATUS.FAILED, failureReason: reason });
+  }
+
+  /** Tells subscribers (on every instance) about deposits that changed; call after the commit. */
+  announce(deposits: Deposit[]) {
+    for (const deposit of deposits) {
+      this.deps.events.publish("deposit", { clientId: deposit.clientId, userId: deposit.userId, depositId: deposit.id, status: deposit.status });
+    }
+  }
+
+  async get(clientId: string, id: unknown, query: Pick<Prisma.DepositFindFirstArgs, "select" | "include"> = {}) {
+    const deposit = await this.deps.prisma.deposit.findFirst({ ...query, where: { id: requireUuid(id, "id"), clientId } });
+    if (!deposit) throw notFound("Deposit");
+    return deposit;
+  }
+
+  /** The client's deposit, refused with CONFLICT when it has already settled the other way. */
+  async getSettleable(clientId: string, id: unknown, target: "COMPLETED" | "FAILED") {
+    const deposit = await this.get(clientId, id);
+    if (deposit.status !== DEPOSIT_STATUS.PENDING && deposit.status !== target) {
+      throw new AppError("CONFLICT", `Deposit is already ${deposit.status}`);
+    }
+    return deposit;
+  }
+
+  /** Deposits whose sandbox settle time has come, oldest first (every instance may see the same ones). */
+  dueForSettlement(now: Date, take: number) {
+    return this.deps.prisma.deposit.findMany({
+      where: { status: DEPOSIT_STATUS.PENDING, settleAt: { lte: now } },
+      orderBy: { settleAt: "asc" },
+      take,
+      select: { id: true, provider: true, eventId: true },
+    });
+  }
+
+  /** Gives a deposit whose settlement failed another try later (in its own short write). */
+  postponeSettlement(id: string, delayMs: number) {
+    return this.deps.prisma.deposit.updateMany({
+      where: { id, status: DEPOSIT_STATUS.PENDING },
+      data: { settleAt: new Date(Date.now() + delayMs) },
+    });
+  }
+
+  private async transition(tx: Tx, provider: string, reference: string, change: { status: string; failureReason?: string }) {
+    const deposit = await tx.deposit.findUnique({ where: { provider_eventId: { provider, eventId: reference } }, select: { id: true } });
+    if (!deposit) throw notFound("Deposit");
+    const moved = await tx.deposit.updateMany({
+      where: { id: deposit.id, status: DEPOSIT_STATUS.PENDING },
+      data: { ...change, settleAt: null },
+    });
+    return moved.count ? tx.deposit.findUniqueOrThrow({ where: { id: deposit.id } }) : null;
+  }
+}

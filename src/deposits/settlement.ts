@@ -1,0 +1,66 @@
+import { randomBytes } from "node:crypto";
+import type { Decimal } from "decimal.js";
+import type { ConversionService } from "../conversion/service.js";
+import type { Tx } from "../db/transaction.js";
+import type { Deposit } from "../generated/prisma/client.js";
+import { Exact } from "../ledger/amount.js";
+import type { LedgerService } from "../ledger/service.js";
+
+type Deps = { ledger: LedgerService; conversion: Pick<ConversionService, "convertInTransaction"> };
+
+/** A 32-byte transaction hash for the sandbox's on-chain forward (no real chain is touched). */
+const sandboxTransactionHash = () => `0x${randomBytes(32).toString("hex")}`;
+
+/**
+ * The money of a completed deposit, inside the caller's transaction (all of it commits or none):
+ * the DEPOSIT credit; for a virtual account, the conversion to its destinationAsset and, unless the
+ * destination is the user's own custodial wallet, the TRANSFER_OUT of what the conversion gave.
+ */
+export class DepositSettlement {
+  constructor(private readonly deps: Deps) {}
+
+  async settle(tx: Tx, deposit: Deposit): Promise<void> {
+    const amount = new Exact(deposit.amount.toString());
+    const { clientId, userId } = deposit;
+    await this.deps.ledger.post(tx, {
+      clientId,
+      type: "DEPOSIT",
+      referenceId: deposit.id,
+      postings: [
+        { account: { userId, currency: deposit.currency }, amount, type: "DEPOSIT" },
+        {
+          account: { system: deposit.virtualAccountId ? "PROVIDER_SETTLEMENT" : "ONCHAIN_SETTLEMENT", currency: deposit.currency },
+          amount: amount.negated(),
+          type: "DEPOSIT",
+        },
+      ],
+    });
+    if (deposit.virtualAccountId) await this.forward(tx, deposit, amount);
+  }
+
+  private async forward(tx: Tx, deposit: Deposit, amount: Decimal) {
+    const account = await tx.virtualAccount.findUniqueOrThrow({
+      where: { id: deposit.virtualAccountId! },
+      select: { destinationAsset: true, destinationAddress: true, user: { select: { wallet: { select: { address: true } } } } },
+    });
+    const { convertedAmount } = await this.deps.conversion.convertInTransaction(tx, {
+      clientId: deposit.clientId,
+      userId: deposit.userId,
+      from: deposit.currency,
+      to: account.destinationAsset,
+      amount,
+    });
+    const ownWallet = account.user.wallet?.address.toLowerCase() === account.destinationAddress.toLowerCase();
+    if (ownWallet) return;
+    // The forward's on-chain hash is the reference of its entries: the user's history shows where the funds went.
+    await this.deps.ledger.post(tx, {
+      clientId: deposit.clientId,
+      type: "TRANSFER_OUT",
+      referenceId: sandboxTransactionHash(),
+      postings: [
+        { account: { userId: deposit.userId, currency: account.destinationAsset }, amount: convertedAmount.negated(), type: "TRANSFER_OUT" },
+        { account: { system: "ONCHAIN_SETTLEMENT", currency: account.destinationAsset }, amount: convertedAmount, type: "TRANSFER_OUT" },
+      ],
+    });
+  }
+}

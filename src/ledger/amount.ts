@@ -1,0 +1,28 @@
+import { Decimal } from "decimal.js";
+import { badInput } from "../errors.js";
+import { currencyDecimals, type Currency } from "../providers/fx.js";
+
+/**
+ * Decimal arithmetic without rounding for money: decimal.js rounds every result to 20 significant
+ * digits by default, and a NUMERIC(38,18) value (a DAI balance, say) needs up to 38.
+ */
+export const Exact = Decimal.clone({ precision: 60 });
+
+/** Far above any real movement, and far below what NUMERIC(38,18) overflows at (10^20), with room for rates. */
+const MAX_AMOUNT = new Exact("1e15");
+const POSITIVE_DECIMAL = /^\d+(\.\d+)?$/;
+
+/**
+ * A money amount in its currency: a positive decimal (string, or a JSON number as REST sends it) with
+ * no more decimals than the currency has. Anything else is a 400 naming the field.
+ */
+export function parseAmount(value: unknown, currency: Currency, field = "amount"): Decimal {
+  const text = typeof value === "number" ? String(value) : typeof value === "string" ? value.trim() : "";
+  if (!POSITIVE_DECIMAL.test(text)) throw badInput(`${field} must be a positive decimal number`);
+  const amount = new Exact(text);
+  if (amount.isZero()) throw badInput(`${field} must be greater than zero`);
+  const decimals = currencyDecimals(currency);
+  if (amount.decimalPlaces() > decimals) throw badInput(`${field} has more than ${decimals} decimals, the precision of ${currency}`);
+  if (amount.greaterThanOrEqualTo(MAX_AMOUNT)) throw badInput(`${field} is too large`);
+  return amount;
+}

@@ -1,0 +1,90 @@
+import { builder } from "../graphql/builder.js";
+import { clientIdOf } from "../graphql/context.js";
+import { ENTRY_TYPES } from "./types.js";
+import { ledgerPage, NEWEST_FIRST, type LedgerService } from "./service.js";
+import type { ChainReport, LedgerVerification } from "./verify.js";
+
+const LedgerEntryRef = builder.prismaObject("LedgerEntry", {
+  description: `One movement of a user balance. type: ${ENTRY_TYPES.join(", ")}. amount is signed: positive credits the balance.`,
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    // Only user entries are ever served (system accounts stay internal), so userId is always set.
+    userId: t.id({ select: { userId: true }, resolve: (entry) => entry.userId! }),
+    type: t.exposeString("type"),
+    currency: t.exposeString("currency"),
+    amount: t.expose("amount", { type: "Decimal" }),
+    balanceBefore: t.expose("balanceBefore", { type: "Decimal" }),
+    balanceAfter: t.expose("balanceAfter", { type: "Decimal" }),
+    referenceId: t.exposeString("referenceId", { nullable: true, description: "The deposit, conversion, withdrawal or card transaction behind it" }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+  }),
+});
+
+builder.prismaObject("LedgerAccount", {
+  name: "Balance",
+  description: "A user's balance in one currency.",
+  fields: (t) => ({
+    currency: t.exposeString("currency"),
+    balance: t.expose("balance", { type: "Decimal" }),
+  }),
+});
+
+const LedgerChain = builder.objectRef<ChainReport>("LedgerChain").implement({
+  description: "One balance's chain of entries, recomputed from its first entry.",
+  fields: (t) => ({
+    currency: t.exposeString("currency"),
+    entries: t.exposeInt("entries"),
+    balance: t.field({ type: "Decimal", resolve: (chain) => chain.balance }),
+    valid: t.exposeBoolean("valid"),
+    problems: t.exposeStringList("problems"),
+  }),
+});
+
+const LedgerVerificationRef = builder.objectRef<LedgerVerification>("LedgerVerification").implement({
+  description: "Whether a user's entries are intact: contiguous chains, consistent balances, matching hashes, balanced journals.",
+  fields: (t) => ({
+    valid: t.exposeBoolean("valid"),
+    chains: t.field({ type: [LedgerChain], resolve: (report) => report.chains }),
+  }),
+});
+
+type LedgerPage = Awaited<ReturnType<LedgerService["clientEntries"]>>;
+
+const LedgerPageRef = builder.objectRef<LedgerPage>("LedgerPage").implement({
+  fields: (t) => ({
+    page: t.exposeInt("page"),
+    pages: t.exposeInt("pages"),
+    total: t.exposeInt("total"),
+    transactions: t.field({ type: [LedgerEntryRef], resolve: (page) => page.transactions }),
+  }),
+});
+
+builder.prismaObjectFields("User", (t) => ({
+  balances: t.relation("ledgerAccounts", {
+    description: "One balance per currency the user has ever held.",
+    query: { where: { code: "USER" }, orderBy: { currency: "asc" } },
+  }),
+  ledger: t.relation("ledgerEntries", {
+    description: "The user's ledger entries, newest first (limit 1–1000, default 100).",
+    args: { page: t.arg.int({ defaultValue: 1 }), limit: t.arg.int({ defaultValue: 100 }) },
+    query: (args) => {
+      const { page, limit } = ledgerPage(args);
+      return { orderBy: NEWEST_FIRST, skip: (page - 1) * limit, take: limit };
+    },
+  }),
+  ledgerVerification: t.field({
+    type: LedgerVerificationRef,
+    description: "Recomputes the user's chains and hashes; valid is false when any entry was altered.",
+    select: { id: true, clientId: true },
+    resolve: (user, _args, ctx) => ctx.services.ledger.verify(user.clientId, user.id),
+  }),
+}));
+
+builder.queryFields((t) => ({
+  transactions: t.field({
+    type: LedgerPageRef,
+    description: "Every ledger entry of the client's users, newest first (limit 1–1000, default 100).",
+    args: { page: t.arg.int({ defaultValue: 1 }), limit: t.arg.int({ defaultValue: 100 }) },
+    resolve: async (_root, args, ctx) => ctx.services.ledger.clientEntries(await clientIdOf(ctx), args),
+  }),
+}));

@@ -1,0 +1,47 @@
+import type pg from "pg";
+import { Redis } from "ioredis";
+import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
+import type { Logger } from "../logger.js";
+import { createEvents, type Events } from "./events.js";
+import { openPostgresEventTarget } from "./postgres-target.js";
+
+export type EventBus = {
+  events: Events;
+  transport: "redis" | "postgres" | "memory";
+  close(): Promise<void>;
+};
+
+export type EventBusOptions = {
+  redisUrl?: string;
+  /** Set on a real PostgreSQL (not the embedded one): instances sharing it hear each other. */
+  postgres?: { connectionString: string; pool: pg.Pool };
+  logger: Logger;
+};
+
+/**
+ * The events of every instance: Redis pub/sub when REDIS_URL is set, else LISTEN/NOTIFY on the shared
+ * PostgreSQL, else (embedded database, one process) in memory.
+ */
+export async function openEventBus({ redisUrl, postgres, logger }: EventBusOptions): Promise<EventBus> {
+  if (redisUrl) {
+    // A connection in subscriber mode cannot publish, hence two.
+    const publishClient = new Redis(redisUrl);
+    const subscribeClient = new Redis(redisUrl);
+    for (const client of [publishClient, subscribeClient]) {
+      client.on("error", (err) => logger.warn({ err }, "event bus redis connection failed"));
+    }
+    return {
+      events: createEvents(createRedisEventTarget({ publishClient, subscribeClient }) as EventTarget),
+      transport: "redis",
+      async close() {
+        subscribeClient.disconnect();
+        await publishClient.quit().catch(() => publishClient.disconnect());
+      },
+    };
+  }
+  if (postgres) {
+    const target = await openPostgresEventTarget({ ...postgres, logger });
+    return { events: createEvents(target), transport: "postgres", close: () => target.close() };
+  }
+  return { events: createEvents(), transport: "memory", close: async () => undefined };
+}

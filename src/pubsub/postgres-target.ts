@@ -1,0 +1,115 @@
+import pg from "pg";
+import type { Logger } from "../logger.js";
+
+/** The one NOTIFY channel every instance listens on; the event's topic travels in the payload. */
+export const EVENTS_CHANNEL = "fintech_events";
+/** Shown in pg_stat_activity, so each process's listening connection can be told apart from the pool's. */
+export const LISTENER_APPLICATION_NAME = `fintech-events pid ${process.pid}`;
+/** PostgreSQL refuses NOTIFY payloads of 8000 bytes or more. */
+const MAX_PAYLOAD_BYTES = 7999;
+
+type Envelope = { topic: string; detail: unknown };
+
+export type PostgresEventTarget = EventTarget & { close(): Promise<void> };
+
+export type PostgresEventTargetOptions = {
+  connectionString: string;
+  /** Publishes go through the pool; the listening connection is dedicated and never returned to it. */
+  pool: pg.Pool;
+  logger: Logger;
+  reconnectDelayMs?: number;
+};
+
+/**
+ * An EventTarget shared by every instance on one database: dispatchEvent NOTIFYs, and each instance
+ * (this one included) delivers what it hears to its own listeners, so a published event reaches
+ * subscribers everywhere exactly once. Resolves once the first LISTEN is active; a lost listening
+ * connection is re-opened (events published while it is down are not replayed).
+ */
+export async function openPostgresEventTarget(options: PostgresEventTargetOptions): Promise<PostgresEventTarget> {
+  const target = new NotifyEventTarget(options);
+  await target.listen();
+  return target;
+}
+
+class NotifyEventTarget extends EventTarget implements PostgresEventTarget {
+  private listener?: pg.Client;
+  private reconnectTimer?: NodeJS.Timeout;
+  private closed = false;
+  /** Publishes run one after another so that subscribers see an entity's changes in order. */
+  private publishing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: PostgresEventTargetOptions) {
+    super();
+  }
+
+  override dispatchEvent(event: Event): boolean {
+    const payload = JSON.stringify({ topic: event.type, detail: (event as CustomEvent).detail } satisfies Envelope);
+    if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) {
+      this.options.logger.error({ topic: event.type, bytes: Buffer.byteLength(payload) }, "event too large to publish");
+      return false;
+    }
+    this.publishing = this.publishing
+      .then(() => this.options.pool.query("SELECT pg_notify($1, $2)", [EVENTS_CHANNEL, payload]))
+      .then(
+        () => undefined,
+        (err) => this.options.logger.error({ err, topic: event.type }, "could not publish event"),
+      );
+    return true;
+  }
+
+  async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.options.connectionString, application_name: LISTENER_APPLICATION_NAME });
+    this.listener = client;
+    // Only a connection that got as far as LISTEN is re-opened here; a failed attempt throws to the caller.
+    let listening = false;
+    const onLost = (err?: Error) => {
+      if (!listening || this.closed) return;
+      listening = false;
+      this.options.logger.warn({ err }, "event listener connection lost; reconnecting");
+      client.end().catch(() => undefined);
+      this.scheduleReconnect();
+    };
+    client.on("notification", (message) => {
+      if (message.channel === EVENTS_CHANNEL && message.payload) this.deliver(message.payload);
+    });
+    client.on("error", onLost);
+    client.on("end", () => onLost());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+      listening = true;
+    } catch (err) {
+      client.end().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private scheduleReconnect() {
+    this.reconnectTimer = setTimeout(() => {
+      this.listen().catch((err) => {
+        if (this.closed) return;
+        this.options.logger.warn({ err }, "event listener could not reconnect; retrying");
+        this.scheduleReconnect();
+      });
+    }, this.options.reconnectDelayMs ?? 1000);
+  }
+
+  private deliver(payload: string) {
+    let envelope: Envelope;
+    try {
+      envelope = JSON.parse(payload) as Envelope;
+    } catch (err) {
+      this.options.logger.warn({ err }, "ignored a malformed event notification");
+      return;
+    }
+    super.dispatchEvent(new CustomEvent(envelope.topic, { detail: envelope.detail }));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    await this.publishing;
+    await this.listener?.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,21 @@
+import { withNumbers, type Route } from "../route.js";
+import { VIRTUAL_ACCOUNT_FIELDS, virtualAccountBody } from "./virtual-accounts.js";
+
+/**
+ * `GET /v1/accounts/{ngn|usd|gbp|eur}/{userId}`. Its `:currency` segment also matches
+ * `/v1/accounts/usdc/{userId}`, so this route must come after the USDC account routes.
+ */
+export const accountLookupRoutes: Route[] = [
+  {
+    method: "GET",
+    path: "/v1/accounts/:currency/:userId",
+    operation: `query ($userId: ID!, $currency: String!) {
+      accountBalance(userId: $userId, currency: $currency) { currency balance virtualAccount { ${VIRTUAL_ACCOUNT_FIELDS} } }
+    }`,
+    variables: ({ params }) => ({ userId: params.userId, currency: params.currency }),
+    result: ({ accountBalance: account }) => ({
+      ...withNumbers(account, ["balance"]),
+      virtualAccount: account.virtualAccount && virtualAccountBody(account.virtualAccount),
+    }),
+  },
+];

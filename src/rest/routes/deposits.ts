@@ -1,0 +1,23 @@
+import { integer, withNumbers, type Route } from "../route.js";
+
+const REQUIRED = ["id", "userId", "eventId", "amount", "status", "currency", "createdAt", "updatedAt"] as const;
+/** Present only on the deposits they describe: NGN bank deposits, on-chain deposits. */
+const OPTIONAL = ["paymentReference", "tokenAddress", "transactionHash", "chainId"] as const;
+
+export const DEPOSIT_FIELDS = [...REQUIRED, ...OPTIONAL].join(" ");
+
+/** The contract's deposit record: its fields in order, the optional ones only when set, the amount a JSON number. */
+export function depositBody(deposit: Record<string, unknown>) {
+  const keys = [...REQUIRED, ...OPTIONAL.filter((key) => deposit[key] !== null && deposit[key] !== undefined)];
+  return withNumbers(Object.fromEntries(keys.map((key) => [key, deposit[key]])), ["amount"]);
+}
+
+export const depositRoutes: Route[] = [
+  {
+    method: "GET",
+    path: "/v1/transactions/deposits/:userId",
+    operation: `query ($id: ID!, $page: Int, $limit: Int) { user(id: $id) { deposits(page: $page, limit: $limit) { ${DEPOSIT_FIELDS} } } }`,
+    variables: ({ params, query }) => ({ id: params.userId, page: integer(query.page), limit: integer(query.limit) }),
+    result: (data) => data.user.deposits.map(depositBody),
+  },
+];

@@ -1,0 +1,131 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { z } from "zod";
+import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
+import { VIRTUAL_ACCOUNT_CURRENCIES, type VirtualAccountService } from "../accounts/virtual-account-service.js";
+import type { DepositService } from "../deposits/service.js";
+import { DEPOSIT_TOKENS, isDepositToken, tokenContract } from "../deposits/tokens.js";
+import { badInput } from "../errors.js";
+import { parseAmount } from "../ledger/amount.js";
+import type { TokenSymbol } from "../providers/chains.js";
+import type { Currency } from "../providers/fx.js";
+import type { UserService } from "../users/service.js";
+import type { WalletService } from "../wallets/service.js";
+import { parseInput, uuid } from "../validation.js";
+import type { DeliverEvent } from "./webhook-feed.js";
+
+/** The provider name of the sandbox's on-chain watcher (the banking providers have their own names). */
+export const ONCHAIN_WATCHER = "sandbox-chain";
+
+const SIMULABLE = [...VIRTUAL_ACCOUNT_CURRENCIES, ...DEPOSIT_TOKENS];
+
+const SimulateDeposit = z.object({
+  userId: uuid("userId"),
+  currency: z
+    .string({ error: `currency must be one of ${SIMULABLE.join(", ")}` })
+    .transform((value) => value.trim().toUpperCase())
+    .pipe(z.enum(SIMULABLE, { error: `currency must be one of ${SIMULABLE.join(", ")}` })),
+  amount: z.unknown(),
+  chainId: z.number({ error: "chainId must be an integer" }).int("chainId must be an integer").nullish(),
+});
+
+type Arrival = { clientId: string; userId: string; amount: string; chainId?: number };
+type DepositSelection = Pick<Prisma.DepositFindFirstArgs, "select" | "include">;
+type Deps = {
+  prisma: PrismaClient;
+  users: UserService;
+  wallets: WalletService;
+  virtualAccounts: VirtualAccountService;
+  deposits: DepositService;
+  deliver: DeliverEvent;
+};
+
+const hex = (bytes: number) => randomBytes(bytes).toString("hex");
+const newEventId = () => `evt_${randomUUID()}`;
+
+/**
+ * Sandbox helpers that act as the providers would: every step is a signed provider event through the
+ * webhook path, so the sandbox exercises exactly what production runs.
+ */
+export class SandboxDeposits {
+  constructor(private readonly deps: Deps) {}
+
+  /**
+   * Money arrives for a user: fiat at the user's virtual account in that currency (400 when there is
+   * none), a token on-chain at the user's custodial wallet (created when absent, as a sender needs only
+   * the address). Returns the PENDING deposit.
+   */
+  async simulate(clientId: string, input: Record<string, unknown>, query: DepositSelection = {}) {
+    const args = parseInput(SimulateDeposit, input);
+    const amount = parseAmount(args.amount, args.currency as Currency).toFixed();
+    const user = await this.deps.users.get(clientId, args.userId, { select: { id: true } });
+    const arrival = { clientId, userId: user.id, amount, chainId: args.chainId ?? undefined };
+    const { provider, reference } = isDepositToken(args.currency)
+      ? await this.arriveOnChain({ ...arrival, currency: args.currency })
+      : await this.arriveAtBank({ ...arrival, currency: args.currency });
+    return this.deps.prisma.deposit.findUniqueOrThrow({ ...query, where: { provider_eventId: { provider, eventId: reference } } });
+  }
+
+  /** The provider reports the deposit settled; a completed one is returned as it is, a failed one is a CONFLICT. */
+  async complete(clientId: string, id: unknown, query: DepositSelection = {}) {
+    const deposit = await this.deps.deposits.getSettleable(clientId, id, "COMPLETED");
+    if (deposit.status === "PENDING") {
+      await this.deps.deliver(deposit.provider, { id: newEventId(), type: "deposit.completed", data: { reference: deposit.eventId } });
+    }
+    return this.deps.deposits.get(clientId, deposit.id, query);
+  }
+
+  /** The provider reports the deposit failed; a failed one is returned as it is, a completed one is a CONFLICT. */
+  async fail(clientId: string, id: unknown, reason: string | null | undefined, query: DepositSelection = {}) {
+    const deposit = await this.deps.deposits.getSettleable(clientId, id, "FAILED");
+    if (deposit.status === "PENDING") {
+      await this.deps.deliver(deposit.provider, {
+        id: newEventId(),
+        type: "deposit.failed",
+        data: { reference: deposit.eventId, reason: reason?.trim() || "Failed in the sandbox" },
+      });
+    }
+    return this.deps.deposits.get(clientId, deposit.id, query);
+  }
+
+  /**
+   * The sandbox provider's own settlement when a deposit's time has come. The event id is derived
+   * from the deposit, so instances that race on the same deposit deliver one event, applied once.
+   */
+  settle(deposit: { id: string; provider: string; eventId: string }) {
+    return this.deps.deliver(deposit.provider, { id: `sandbox-settle:${deposit.id}`, type: "deposit.completed", data: { reference: deposit.eventId } });
+  }
+
+  private async arriveOnChain(arrival: Arrival & { currency: TokenSymbol }) {
+    const chainId = arrival.chainId ?? 1;
+    const tokenAddress = tokenContract(arrival.currency, chainId);
+    const wallet = await this.deps.wallets.ensure(arrival.clientId, arrival.userId, { select: { address: true } });
+    const transactionHash = `0x${hex(32)}`;
+    // An on-chain deposit is known by its transfer event: transaction hash and log index.
+    const reference = `${transactionHash}:0`;
+    await this.deps.deliver(ONCHAIN_WATCHER, {
+      id: newEventId(),
+      type: "deposit.received",
+      data: { reference, address: wallet.address, amount: arrival.amount, currency: arrival.currency, tokenAddress, transactionHash, chainId },
+    });
+    return { provider: ONCHAIN_WATCHER, reference };
+  }
+
+  private async arriveAtBank(arrival: Arrival & { currency: string }) {
+    if (arrival.chainId !== undefined) throw badInput("chainId applies to on-chain currencies only (USDC, USDT, DAI)");
+    const account = await this.deps.virtualAccounts.getForUser(arrival.clientId, arrival.userId, arrival.currency);
+    if (!account) throw badInput(`The user has no ${arrival.currency} virtual account`);
+    const reference = `sbx_${hex(16)}`;
+    await this.deps.deliver(account.provider, {
+      id: newEventId(),
+      type: "deposit.received",
+      data: {
+        reference,
+        accountNumber: account.accountNumber,
+        amount: arrival.amount,
+        currency: arrival.currency,
+        ...(arrival.currency === "NGN" ? { paymentReference: `NIP${hex(12).toUpperCase()}` } : {}),
+      },
+    });
+    return { provider: account.provider, reference };
+  }
+}

@@ -1,0 +1,13 @@
+import type { ProviderEvent } from "../webhooks/events.js";
+import type { WebhookService } from "../webhooks/service.js";
+import { signWebhook } from "../webhooks/signature.js";
+
+/** How the sandbox plays a provider: it signs an event with the webhook secret and hands it to the same path as `POST /v1/webhooks/{provider}`. */
+export type DeliverEvent = (provider: string, event: ProviderEvent) => Promise<{ duplicate: boolean }>;
+
+export function webhookFeed(webhooks: WebhookService, secret: string): DeliverEvent {
+  return (provider, event) => {
+    const rawBody = JSON.stringify(event);
+    return webhooks.receive({ provider, signature: signWebhook(secret, rawBody), rawBody });
+  };
+}

@@ -1,0 +1,63 @@
+import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
+import { isUniqueViolation } from "../db/errors.js";
+import { AppError, notFound } from "../errors.js";
+import type { Logger } from "../logger.js";
+import type { WalletCustodian } from "../providers/custodian.js";
+import type { UserService } from "../users/service.js";
+import { requireUuid } from "../validation.js";
+
+/** What GraphQL asks to load with a wallet (plugin-prisma's `query`). */
+export type WalletSelection = Pick<Prisma.WalletFindFirstArgs, "select" | "include">;
+
+/** One custodial wallet per user. No key material is ever stored here: the custodian keeps it. */
+export class WalletService {
+  /** Wallet creations under way in this process, by user: concurrent callers share one. */
+  private readonly creating = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly deps: { prisma: PrismaClient; custodian: WalletCustodian; users: UserService; logger: Logger },
+  ) {}
+
+  async get(clientId: string, userId: unknown, query: WalletSelection = {}) {
+    const id = requireUuid(userId, "userId");
+    const wallet = await this.deps.prisma.wallet.findFirst({ ...query, where: { userId: id, clientId } });
+    if (wallet) return wallet;
+    await this.deps.users.get(clientId, id, { select: { id: true } });
+    throw notFound("Wallet");
+  }
+
+  /** The user's wallet, created at the custodian on the first call; later calls return it. */
+  async ensure(clientId: string, userId: unknown, query: WalletSelection = {}) {
+    const id = requireUuid(userId, "userId");
+    await this.deps.users.get(clientId, id, { select: { id: true } });
+    const existing = await this.deps.prisma.wallet.findUnique({ ...query, where: { userId: id } });
+    if (existing) return existing;
+    await this.createOnce(clientId, id);
+    return this.deps.prisma.wallet.findUniqueOrThrow({ ...query, where: { userId: id } });
+  }
+
+  private createOnce(clientId: string, userId: string): Promise<void> {
+    let pending = this.creating.get(userId);
+    if (!pending) {
+      pending = this.create(clientId, userId).finally(() => this.creating.delete(userId));
+      this.creating.set(userId, pending);
+    }
+    return pending;
+  }
+
+  private async create(clientId: string, userId: string): Promise<void> {
+    let custodial;
+    try {
+      custodial = await this.deps.custodian.createWallet();
+    } catch (err) {
+      this.deps.logger.warn({ err, userId }, "wallet custodian failed");
+      throw new AppError("PROVIDER_ERROR", "Wallet creation failed at the custodian");
+    }
+    try {
+      await this.deps.prisma.wallet.create({ data: { userId, clientId, ...custodial } });
+    } catch (err) {
+      // Another instance created the user's wallet first: that one is the user's wallet.
+      if (!isUniqueViolation(err)) throw err;
+    }
+  }
+}

@@ -1,0 +1,111 @@
+import { getAddress, isAddress } from "viem";
+import type { Deposit, PrismaClient } from "../generated/prisma/client.js";
+import { inTransaction, type Tx } from "../db/transaction.js";
+import { badInput, notFound } from "../errors.js";
+import { parseAmount } from "../ledger/amount.js";
+import type { Logger } from "../logger.js";
+import type { Currency } from "../providers/fx.js";
+import type { VirtualAccountService } from "../accounts/virtual-account-service.js";
+import type { DepositService, IncomingDeposit } from "../deposits/service.js";
+import { isDepositToken, tokenContract } from "../deposits/tokens.js";
+import { parseProviderEvent, type BankEvent, type ChainEvent, type ProviderEvent, type ProviderKind } from "./events.js";
+import { verifyWebhookSignature } from "./signature.js";
+
+type Deps = {
+  prisma: PrismaClient;
+  secret: string;
+  /** Who may send events, and of which kind: banking providers by name, and the on-chain watcher. */
+  providers: Record<string, ProviderKind>;
+  deposits: DepositService;
+  virtualAccounts: Pick<VirtualAccountService, "findByAccountNumber">;
+  logger: Logger;
+};
+
+export type WebhookDelivery = { provider: string; signature: string | undefined; rawBody: string };
+
+type ReceivedEvent = Extract<ProviderEvent, { type: "deposit.received" }>;
+
+/**
+ * Provider events, authenticated by their signature and applied exactly once: the event id is
+ * recorded in the same transaction as its effect, so a retry (or a concurrent duplicate) finds it
+ * and changes nothing.
+ */
+export class WebhookService {
+  constructor(private readonly deps: Deps) {}
+
+  async receive({ provider, signature, rawBody }: WebhookDelivery): Promise<{ duplicate: boolean }> {
+    const kind = this.deps.providers[provider];
+    if (!kind) throw notFound(`Webhook provider ${provider}`);
+    verifyWebhookSignature(this.deps.secret, signature, rawBody);
+    const event = parseProviderEvent(kind, rawBody);
+    // Targets are resolved before the transaction: on the embedded database a read outside it would wait for it.
+    const incoming = event.type === "deposit.received" ? await this.incomingDeposit(provider, kind, event) : undefined;
+
+    const outcome = await inTransaction(this.deps.prisma, async (tx) => {
+      const recorded = await tx.$executeRaw`
+        INSERT INTO "webhook_events" ("provider", "eventId", "type") VALUES (${provider}, ${event.id}, ${event.type})
+        ON CONFLICT DO NOTHING`;
+      if (recorded === 0) return { duplicate: true, changed: null };
+      return { duplicate: false, changed: await this.apply(tx, provider, event, incoming) };
+    });
+    if (outcome.changed) this.deps.deposits.announce([outcome.changed]);
+    else if (!outcome.duplicate) this.deps.logger.info({ provider, eventId: event.id, type: event.type }, "webhook event changed nothing");
+    return { duplicate: outcome.duplicate };
+  }
+
+  private apply(tx: Tx, provider: string, event: ProviderEvent, incoming: IncomingDeposit | undefined): Promise<Deposit | null> {
+    switch (event.type) {
+      case "deposit.received":
+        return this.deps.deposits.receive(tx, incoming!);
+      case "deposit.completed":
+        return this.deps.deposits.complete(tx, provider, event.data.reference);
+      case "deposit.failed":
+        return this.deps.deposits.fail(tx, provider, event.data.reference, event.data.reason ?? "Failed by the provider");
+    }
+  }
+
+  private incomingDeposit(provider: string, kind: ProviderKind, event: ReceivedEvent): Promise<IncomingDeposit> {
+    return kind === "bank"
+      ? this.bankDeposit(provider, event as Extract<BankEvent, ReceivedEvent>)
+      : this.chainDeposit(provider, event as Extract<ChainEvent, ReceivedEvent>);
+  }
+
+  /** Fiat to a virtual account, which the provider knows by its account number. */
+  private async bankDeposit(provider: string, { data }: Extract<BankEvent, ReceivedEvent>): Promise<IncomingDeposit> {
+    const account = await this.deps.virtualAccounts.findByAccountNumber(provider, data.accountNumber);
+    if (!account) throw notFound("Virtual account");
+    if (data.currency.toUpperCase() !== account.currency) throw badInput(`currency: the account receives ${account.currency}`);
+    return {
+      provider,
+      eventId: data.reference,
+      clientId: account.clientId,
+      userId: account.userId,
+      virtualAccountId: account.id,
+      amount: parseAmount(data.amount, account.currency as Currency),
+      currency: account.currency,
+      paymentReference: data.paymentReference,
+    };
+  }
+
+  /** A token transfer to a custodial wallet; only the token's real contract on that chain counts. */
+  private async chainDeposit(provider: string, { data }: Extract<ChainEvent, ReceivedEvent>): Promise<IncomingDeposit> {
+    const currency = data.currency.toUpperCase();
+    if (!isDepositToken(currency)) throw badInput("currency must be one of USDC, USDT, DAI");
+    const contract = tokenContract(currency, data.chainId);
+    if (data.tokenAddress.toLowerCase() !== contract.toLowerCase()) throw badInput(`tokenAddress is not the ${currency} contract on chain ${data.chainId}`);
+    if (!isAddress(data.address, { strict: false })) throw badInput("address must be a 0x EVM address");
+    const wallet = await this.deps.prisma.wallet.findUnique({ where: { address: getAddress(data.address) }, select: { clientId: true, userId: true } });
+    if (!wallet) throw notFound("Wallet");
+    return {
+      provider,
+      eventId: data.reference,
+      clientId: wallet.clientId,
+      userId: wallet.userId,
+      amount: parseAmount(data.amount, currency),
+      currency,
+      tokenAddress: contract,
+      transactionHash: data.transactionHash,
+      chainId: data.chainId,
+    };
+  }
+}

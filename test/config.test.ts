@@ -1,0 +1,98 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/config.js";
+
+const dataDir = () => mkdtempSync(join(tmpdir(), "fintech-config-"));
+const SECRET = "s".repeat(32);
+const PRODUCTION = {
+  NODE_ENV: "production",
+  DATABASE_URL: "postgresql://db.internal/fintech",
+  JWT_SECRET: SECRET,
+  ENCRYPTION_KEY: "ab".repeat(32),
+  WEBHOOK_SECRET: SECRET,
+};
+
+function configErrorOf(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig({ DATA_DIR: dataDir(), ...env });
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error("loadConfig accepted the configuration");
+}
+
+describe("loadConfig", () => {
+  it("has working defaults for development", () => {
+    const config = loadConfig({ DATA_DIR: dataDir() });
+    expect(config).toMatchObject({ env: "development", port: 4000, sandbox: true, introspection: true, databaseUrl: undefined });
+    expect(config.jwtSecret.length).toBeGreaterThanOrEqual(32);
+    expect(config.encryptionKey).toHaveLength(32);
+  });
+
+  it("keeps generated secrets in DATA_DIR across restarts", () => {
+    const dir = dataDir();
+    const first = loadConfig({ DATA_DIR: dir });
+    const second = loadConfig({ DATA_DIR: dir });
+    expect(second.jwtSecret).toBe(first.jwtSecret);
+    expect(second.encryptionKey.equals(first.encryptionKey)).toBe(true);
+    expect(second.webhookSecret).toBe(first.webhookSecret);
+  });
+
+  it.each([
+    ["PORT", "abc"],
+    ["PORT", "70000"],
+    ["NODE_ENV", "staging"],
+    ["DATABASE_URL", "mysql://localhost/db"],
+    ["REDIS_URL", "localhost:6379"],
+    ["JWT_SECRET", "too-short"],
+    ["ENCRYPTION_KEY", "not-hex"],
+    ["WEBHOOK_SECRET", "short"],
+    ["SMTP_URL", "http://mail.example.com"],
+    ["SANDBOX", "maybe"],
+    ["LOG_LEVEL", "loud"],
+    ["RATE_LIMIT_PER_MINUTE", "0"],
+    ["SANDBOX_SETTLE_MS", "-5"],
+    ["GRAPHQL_INTROSPECTION", "sometimes"],
+  ])("refuses %s=%s with a ConfigError naming the variable", (name, value) => {
+    expect(configErrorOf({ [name]: value }).message).toContain(name);
+  });
+
+  it.each(["DATABASE_URL", "JWT_SECRET", "ENCRYPTION_KEY", "WEBHOOK_SECRET"])("requires %s in production", (name) => {
+    const env: Record<string, string> = { ...PRODUCTION };
+    delete env[name];
+    const error = configErrorOf(env);
+    expect(error.message).toContain(name);
+    expect(error.message).toMatch(/required in production/);
+  });
+
+  it("accepts a complete production configuration, with the sandbox and introspection off", () => {
+    const config = loadConfig({ DATA_DIR: dataDir(), ...PRODUCTION });
+    expect(config).toMatchObject({ env: "production", sandbox: false, introspection: false, jwtSecret: SECRET });
+    expect(config.encryptionKey.toString("hex")).toBe("ab".repeat(32));
+  });
+
+  it("reads switches and numbers", () => {
+    const config = loadConfig({ DATA_DIR: dataDir(), SANDBOX: "off", PORT: "8080", RATE_LIMIT_PER_MINUTE: "60", GRAPHQL_INTROSPECTION: "no" });
+    expect(config).toMatchObject({ sandbox: false, port: 8080, rateLimitPerMinute: 60, introspection: false });
+  });
+});
+
+describe("start-up with a bad configuration", () => {
+  it("stops with exit code 1 and a message naming the variable", async () => {
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = execFile(
+        join("node_modules", ".bin", "tsx"),
+        ["src/main.ts"],
+        { env: { ...process.env, DATABASE_URL: "", PORT: "not-a-port", DATA_DIR: dataDir() }, timeout: 20_000 },
+        (_err, _stdout, stderr) => resolve({ code: child.exitCode, stderr }),
+      );
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("PORT");
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});

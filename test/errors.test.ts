@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newTenant, startServer, type TestServer } from "./support/server.js";
+import { rest, userInput, type HttpResult } from "./support/http.js";
+import { startMailbox, type Mailbox } from "./support/mailbox.js";
+
+let server: TestServer;
+let mailbox: Mailbox;
+beforeAll(async () => {
+  // A mail server that refuses every mail: the way to make an unexpected error happen on demand.
+  mailbox = await startMailbox();
+  mailbox.refuseMail();
+  server = await startServer({ env: { SMTP_URL: mailbox.smtpUrl } });
+});
+afterAll(async () => {
+  await server?.stop();
+  await mailbox?.close();
+});
+
+function expectJsonError(res: HttpResult, status: number) {
+  expect(res.status).toBe(status);
+  expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+  expect(Object.keys(res.body)).toEqual(["error"]);
+  expect(typeof res.body.error).toBe("string");
+  expect(res.body.error).not.toMatch(/\n\s+at |node_modules|\.ts:\d+/);
+}
+
+describe("malformed requests", () => {
+  it.each([["/v1/user"], ["/graphql"]])("answers malformed JSON on %s with 400 {error}", async (path) => {
+    const tenant = await newTenant(server);
+    const res = await rest(server, "POST", path, { headers: tenant.headers, rawBody: '{"email": "a@b.co",' });
+    expectJsonError(res, 400);
+  });
+
+  it("answers a JSON body that is not an object or array with 400 {error}", async () => {
+    const tenant = await newTenant(server);
+    expectJsonError(await rest(server, "POST", "/v1/user", { headers: tenant.headers, rawBody: '"just a string"' }), 400);
+  });
+
+  it("answers a body over 100 kB with 413 {error}, and one under it normally", async () => {
+    const tenant = await newTenant(server);
+    const big = await rest(server, "POST", "/v1/user", { headers: tenant.headers, body: userInput({ firstName: "x".repeat(101 * 1024) }) });
+    expectJsonError(big, 413);
+    const under = await rest(server, "POST", "/v1/user", { headers: tenant.headers, body: userInput({ firstName: "x".repeat(90 * 1024) }) });
+    expectJsonError(under, 400);
+    expect(under.body.error).toContain("firstName");
+  });
+
+  it("answers a body that is not JSON at all with 400 naming a field, not 500", async () => {
+    const tenant = await newTenant(server);
+    const res = await rest(server, "POST", "/v1/user", { headers: { ...tenant.headers, "content-type": "text/plain" }, rawBody: "email=a@b.co" });
+    expectJsonError(res, 400);
+  });
+});
+
+describe("unknown routes", () => {
+  it.each([
+    ["GET", "/v1/nothing-here"],
+    ["GET", "/nothing-here"],
+    ["DELETE", "/v1/user"],
+    ["POST", "/v1/user/12345/extra"],
+  ])("%s %s answers 404 {error}", async (method, path) => {
+    const tenant = await newTenant(server);
+    expectJsonError(await rest(server, method, path, { headers: tenant.headers }), 404);
+  });
+
+  it("answers 404 {error} without credentials too", async () => {
+    expectJsonError(await rest(server, "GET", "/v1/nothing-here"), 404);
+  });
+});
+
+describe("unexpected errors", () => {
+  it("are answered 500 {error} on REST with no internal message, and logged", async () => {
+    const res = await rest(server, "POST", "/v1/client-auth/otp", { body: { email: `x-${crypto.randomUUID()}@example.com` } });
+    expectJsonError(res, 500);
+    expect(res.body.error).toBe("Internal server error");
+    expect(JSON.stringify(res.body)).not.toMatch(/mailbox unavailable|smtp|ECONN|Error:/i);
+    expect(server.logs.join("\n")).toContain("mailbox unavailable");
+  });
+});
+
+describe("documented errors keep their shape", () => {
+  it("authentication failures are 401 {error}", async () => {
+    expectJsonError(await rest(server, "GET", "/v1/user"), 401);
+    expectJsonError(await rest(server, "GET", "/v1/user", { headers: { "x-api-key": "nope" } }), 401);
+  });
+
+  it("the API key revoke 404 alone uses {message}", async () => {
+    const tenant = await newTenant(server);
+    const res = await rest(server, "DELETE", `/v1/api-keys/${crypto.randomUUID()}`, { headers: tenant.headers });
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(Object.keys(res.body)).toEqual(["message"]);
+  });
+});

@@ -1,0 +1,177 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newTenant, startServer, type TestServer } from "./support/server.js";
+import { gql } from "./support/http.js";
+import { startMailbox, type Mailbox } from "./support/mailbox.js";
+
+let server: TestServer;
+let mailbox: Mailbox;
+beforeAll(async () => {
+  mailbox = await startMailbox();
+  mailbox.refuseMail(); // requestOtp then fails unexpectedly: the masking case
+  server = await startServer({ env: { SMTP_URL: mailbox.smtpUrl } });
+});
+afterAll(async () => {
+  await server?.stop();
+  await mailbox?.close();
+});
+
+const GRAPHQL_RESPONSE = "application/graphql-response+json";
+
+type Answer = { status: number; contentType: string; body: any; headers: Headers };
+
+async function post(body: unknown, headers: Record<string, string> = {}, accept = GRAPHQL_RESPONSE): Promise<Answer> {
+  const res = await fetch(`${server.url}/graphql`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept, ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, contentType: res.headers.get("content-type") ?? "", body: await res.json(), headers: res.headers };
+}
+
+async function get(params: Record<string, string>, headers: Record<string, string> = {}): Promise<Answer> {
+  const res = await fetch(`${server.url}/graphql?${new URLSearchParams(params)}`, { headers: { accept: GRAPHQL_RESPONSE, ...headers } });
+  return { status: res.status, contentType: res.headers.get("content-type") ?? "", body: await res.json(), headers: res.headers };
+}
+
+/** A selection `depth` levels deep through introspection types (the only recursion every schema has). */
+function nestedQuery(depth: number): string {
+  let selection = "name";
+  for (let level = 0; level < depth - 4; level++) selection = `ofType { ${selection} }`;
+  return `{ __type(name: "Query") { fields { type { ${selection} } } } }`;
+}
+
+describe("GraphQL over HTTP", () => {
+  it("answers a POST with application/graphql-response+json", async () => {
+    const tenant = await newTenant(server);
+    const res = await post({ query: "{ me { id } }" }, tenant.headers);
+    expect(res.status).toBe(200);
+    expect(res.contentType).toMatch(/^application\/graphql-response\+json/);
+    expect(res.body).toEqual({ data: { me: { id: tenant.clientId } } });
+  });
+
+  it("answers a GET query, with variables in the URL", async () => {
+    const tenant = await newTenant(server);
+    const res = await get({ query: "query ($page: Int) { me { id } users(page: $page) { id } }", variables: JSON.stringify({ page: 1 }) }, tenant.headers);
+    expect(res.status).toBe(200);
+    expect(res.contentType).toMatch(/^application\/graphql-response\+json/);
+    expect(res.body.data).toEqual({ me: { id: tenant.clientId }, users: [] });
+  });
+
+  it("refuses a mutation over GET with 405 and Allow: POST", async () => {
+    const tenant = await newTenant(server);
+    const res = await get({ query: "mutation { createApiKey { id } }" }, tenant.headers);
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toContain("POST");
+    expect(await server.app.db.prisma.apiKey.count({ where: { clientId: tenant.clientId } })).toBe(1);
+  });
+
+  it("answers a document that does not parse with 400 and no data", async () => {
+    const res = await post({ query: "{ me { id " });
+    expect(res.status).toBe(400);
+    expect(res.contentType).toMatch(/^application\/graphql-response\+json/);
+    expect(res.body.data).toBeUndefined();
+    expect(res.body.errors).toHaveLength(1);
+  });
+
+  it("answers a document that fails validation with 400 and no data", async () => {
+    const tenant = await newTenant(server);
+    const res = await post({ query: "{ me { noSuchField } }" }, tenant.headers);
+    expect(res.status).toBe(400);
+    expect(res.body.data).toBeUndefined();
+    expect(res.body.errors[0].message).toContain("noSuchField");
+  });
+
+  it("answers variables of the wrong type with 400", async () => {
+    const tenant = await newTenant(server);
+    const res = await post({ query: "query ($page: Int) { users(page: $page) { id } }", variables: { page: "one" } }, tenant.headers);
+    expect(res.status).toBe(400);
+    expect(res.body.data).toBeUndefined();
+  });
+
+  it("answers a request without a query with 400", async () => {
+    expect((await post({ variables: {} })).status).toBe(400);
+  });
+
+  it("keeps the legacy 200 for request errors when the client accepts only application/json", async () => {
+    const res = await post({ query: "{ me { id " }, {}, "application/json");
+    expect(res.status).toBe(200);
+    expect(res.contentType).toMatch(/^application\/json/);
+    expect(res.body.errors).toHaveLength(1);
+  });
+
+  it("answers a field error with 200, data null and a typed code", async () => {
+    const res = await post({ query: "{ me { id } }" });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toBeNull();
+    expect(res.body.errors[0].extensions.code).toBe("UNAUTHENTICATED");
+  });
+});
+
+describe("error masking", () => {
+  it("masks an unexpected error as INTERNAL without its message or stack", async () => {
+    const res = await post({ query: `mutation { requestOtp(email: "masked@example.com") { message } }` });
+    expect(res.body.errors).toHaveLength(1);
+    const [error] = res.body.errors;
+    expect(error.message).toBe("Unexpected error");
+    expect(error.extensions).toEqual({ code: "INTERNAL" });
+    expect(JSON.stringify(res.body)).not.toMatch(/mailbox unavailable|stack|smtp|\.ts:\d+/i);
+    expect(server.logs.join("\n")).toContain("mailbox unavailable");
+  });
+
+  it("keeps the message and code of an expected error", async () => {
+    const tenant = await newTenant(server);
+    const res = await post({ query: `{ user(id: "${crypto.randomUUID()}") { id } }` }, tenant.headers);
+    expect(res.body.errors[0]).toMatchObject({ message: "User not found", extensions: { code: "NOT_FOUND" } });
+  });
+});
+
+describe("query limits", () => {
+  it("runs a query at the depth limit (8)", async () => {
+    const tenant = await newTenant(server);
+    const res = await post({ query: nestedQuery(8) }, tenant.headers);
+    expect(res.status).toBe(200);
+    expect(res.body.errors).toBeUndefined();
+  });
+
+  it("refuses a query deeper than the limit with 400, before running it", async () => {
+    const tenant = await newTenant(server);
+    const res = await post({ query: nestedQuery(9) }, tenant.headers);
+    expect(res.status).toBe(400);
+    expect(res.contentType).toMatch(/^application\/graphql-response\+json/);
+    expect(res.body.data).toBeUndefined();
+    expect(res.body.errors[0].message).toMatch(/depth/i);
+  });
+
+  it("refuses a query with too many aliases with 400", async () => {
+    const tenant = await newTenant(server);
+    const aliases = Array.from({ length: 21 }, (_, i) => `a${i}: me { id }`).join(" ");
+    const res = await post({ query: `{ ${aliases} }` }, tenant.headers);
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].message).toMatch(/alias/i);
+  });
+
+  it("refuses an oversized document with 400", async () => {
+    const tenant = await newTenant(server);
+    const fields = Array.from({ length: 1100 }, () => "id").join(" ");
+    const res = await post({ query: `{ me { ${fields} } }` }, tenant.headers);
+    expect(res.status).toBe(400);
+    expect(res.body.data).toBeUndefined();
+  });
+});
+
+describe("introspection switched off", () => {
+  it("refuses introspection and field suggestions when GRAPHQL_INTROSPECTION is off", async () => {
+    const closed = await startServer({ env: { GRAPHQL_INTROSPECTION: "off" } });
+    try {
+      const tenant = await newTenant(closed);
+      const introspection = await gql(closed, "{ __schema { queryType { name } } }", {}, tenant.headers);
+      expect(introspection.status).toBe(400);
+      expect(introspection.body.data).toBeUndefined();
+      const typo = await gql(closed, "{ mee { id } }", {}, tenant.headers);
+      expect(JSON.stringify(typo.body)).not.toMatch(/Did you mean/);
+      expect((await gql(server, "{ __schema { queryType { name } } }")).body.data).toEqual({ __schema: { queryType: { name: "Query" } } });
+    } finally {
+      await closed.stop();
+    }
+  });
+});

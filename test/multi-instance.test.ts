@@ -1,0 +1,208 @@
+import { Writable } from "node:stream";
+import pg from "pg";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase, type Database } from "../src/db/database.js";
+import { createClientWithKey } from "../src/clients/service.js";
+import { ApiKeyService } from "../src/keys/service.js";
+import { createLogger } from "../src/logger.js";
+import { openEventBus, type EventBus } from "../src/pubsub/bus.js";
+import { createEvents, type DepositEvent, type Events } from "../src/pubsub/events.js";
+import { LISTENER_APPLICATION_NAME, openPostgresEventTarget } from "../src/pubsub/postgres-target.js";
+import { testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
+import { completeDeposit, simulateUsdDeposit, userWithUsdAccount } from "./support/deposit-updates.js";
+import { startServerProcess, type ServerProcess } from "./support/server-process.js";
+import { subscribeWs, SUBSCRIBE_SETTLE_MS } from "./support/subscriptions.js";
+
+const redisUrl = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
+const redisReachable = await isReachable(redisUrl);
+
+const event = (overrides: Partial<DepositEvent> = {}): DepositEvent => ({
+  clientId: crypto.randomUUID(),
+  userId: crypto.randomUUID(),
+  depositId: crypto.randomUUID(),
+  status: "PENDING",
+  ...overrides,
+});
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_SETTLE_MS));
+
+/** The next event the bus delivers, or a rejection after `timeoutMs`. */
+function nextEvent(events: Events, timeoutMs = 3000): { received: Promise<DepositEvent>; stop(): void } {
+  const iterator = events.subscribe("deposit")[Symbol.asyncIterator]();
+  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("no event received")), timeoutMs));
+  const received = Promise.race([iterator.next().then((result) => result.value as DepositEvent), timeout]);
+  received.catch(() => undefined);
+  return { received, stop: () => void iterator.return?.() };
+}
+
+async function isReachable(url: string): Promise<boolean> {
+  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  probe.on("error", () => undefined);
+  try {
+    await probe.connect();
+    return (await probe.ping()) === "PONG";
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+}
+
+describe.skipIf(!testDatabaseUrl)("events across instances (PostgreSQL)", () => {
+  const logs: string[] = [];
+  const logger = createLogger("info", new Writable({ write: (chunk, _encoding, done) => void (logs.push(String(chunk)), done()) }));
+  let pool: pg.Pool;
+  beforeAll(() => {
+    pool = new pg.Pool({ connectionString: testDatabaseUrl, max: 2 });
+  });
+  afterAll(() => pool?.end());
+
+  const openPostgresBus = () =>
+    openEventBus({ postgres: { connectionString: testDatabaseUrl!, pool }, logger }).then((bus) => {
+      expect(bus.transport).toBe("postgres");
+      return bus;
+    });
+
+  it("delivers an event published on one LISTEN/NOTIFY bus to subscribers of another, and to its own", async () => {
+    const [publisher, subscriber] = [await openPostgresBus(), await openPostgresBus()];
+    try {
+      const remote = nextEvent(subscriber.events);
+      const local = nextEvent(publisher.events);
+      const published = event();
+      publisher.events.publish("deposit", published);
+      expect(await remote.received).toEqual(published);
+      expect(await local.received).toEqual(published);
+    } finally {
+      await Promise.all([publisher.close(), subscriber.close()]);
+    }
+  });
+
+  it("keeps the order of one instance's publishes", async () => {
+    const [publisher, subscriber] = [await openPostgresBus(), await openPostgresBus()];
+    try {
+      const iterator = subscriber.events.subscribe("deposit")[Symbol.asyncIterator]();
+      const first = iterator.next();
+      const published = Array.from({ length: 20 }, (_, i) => event({ status: `S${i}` }));
+      published.forEach((e) => publisher.events.publish("deposit", e));
+      const received = [(await first).value];
+      while (received.length < published.length) received.push((await iterator.next()).value);
+      expect(received).toEqual(published);
+      await iterator.return?.();
+    } finally {
+      await Promise.all([publisher.close(), subscriber.close()]);
+    }
+  });
+
+  it("re-opens a lost listening connection and hears events again", async () => {
+    const publisher = await openPostgresBus();
+    const target = await openPostgresEventTarget({ connectionString: testDatabaseUrl!, pool, logger, reconnectDelayMs: 50 });
+    const subscriber = createEvents(target);
+    try {
+      const killed = await pool.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()",
+        [LISTENER_APPLICATION_NAME],
+      );
+      expect(killed.rowCount).toBeGreaterThan(0);
+      await pool.query("SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid", [killed.rows.map((r) => r.pid)]);
+
+      await expect.poll(async () => {
+        const listeners = await pool.query("SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()", [LISTENER_APPLICATION_NAME]);
+        return listeners.rowCount;
+      }, { timeout: 5000 }).toBe(killed.rowCount);
+      const received = nextEvent(subscriber);
+      const published = event();
+      publisher.events.publish("deposit", published);
+      expect(await received.received).toEqual(published);
+      expect(logs.join("")).toContain("event listener connection lost");
+    } finally {
+      await Promise.all([publisher.close(), target.close()]);
+    }
+  });
+
+  it("refuses to publish an event too large for NOTIFY, and says so in the log", async () => {
+    const bus = await openPostgresBus();
+    try {
+      const received = nextEvent(bus.events, 500);
+      bus.events.publish("deposit", event({ status: "X".repeat(8000) }));
+      await expect(received.received).rejects.toThrow("no event received");
+      expect(logs.join("")).toContain("event too large to publish");
+    } finally {
+      await bus.close();
+    }
+  });
+});
+
+describe.skipIf(!redisReachable)("events across instances (Redis)", () => {
+  it("delivers an event published on one Redis bus to subscribers of another", async () => {
+    const logger = createLogger("silent");
+    const buses: EventBus[] = [await openEventBus({ redisUrl, logger }), await openEventBus({ redisUrl, logger })];
+    try {
+      expect(buses.map((bus) => bus.transport)).toEqual(["redis", "redis"]);
+      const received = nextEvent(buses[1].events);
+      await settle(); // the first local subscriber SUBSCRIBEs to the channel
+      const published = event();
+      buses[0].events.publish("deposit", published);
+      expect(await received.received).toEqual(published);
+    } finally {
+      await Promise.all(buses.map((bus) => bus.close()));
+    }
+  });
+});
+
+describe.skipIf(!testDatabaseUrl).each([
+  { transport: "PostgreSQL LISTEN/NOTIFY", env: {} as Record<string, string>, skip: false },
+  { transport: "Redis", env: { REDIS_URL: redisUrl }, skip: !redisReachable },
+])("two server processes on one database, events over $transport", ({ env, skip }) => {
+  let db: Database;
+  let keys: ApiKeyService;
+  let instanceA: ServerProcess;
+  let instanceB: ServerProcess;
+
+  beforeAll(async () => {
+    if (skip) return;
+    db = await openDatabase({ url: testDatabaseUrl, logger: createLogger("silent") });
+    keys = new ApiKeyService(db.prisma);
+    const shared = { DATABASE_URL: testDatabaseUrl!, ...env };
+    [instanceA, instanceB] = await Promise.all([startServerProcess(shared), startServerProcess(shared)]);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([instanceA?.stop(), instanceB?.stop()]);
+    await db?.close();
+  });
+
+  /** The HTTP helpers read only `url`, so a server process stands in for an in-process test server. */
+  const overHttp = (instance: ServerProcess) => instance as unknown as TestServer;
+
+  async function newTenant(): Promise<Tenant> {
+    const { client, apiKey } = await createClientWithKey(db.prisma, keys, { email: `multi-${crypto.randomUUID()}@example.com` });
+    return { clientId: client.id, apiKey: apiKey.key, headers: { "x-api-key": apiKey.key } };
+  }
+
+  it.skipIf(skip)("a deposit created and completed through instance A reaches a subscriber on instance B", async () => {
+    const tenant = await newTenant();
+    const a = overHttp(instanceA);
+    const userId = await userWithUsdAccount(a, tenant);
+    const subscriber = subscribeWs(instanceB.url, { "x-api-key": tenant.apiKey }, "subscription { depositUpdated { id status } }");
+    try {
+      await settle();
+      const depositId = await simulateUsdDeposit(a, tenant, userId);
+      expect((await subscriber.take()).data).toEqual({ depositUpdated: { id: depositId, status: "PENDING" } });
+      await completeDeposit(a, tenant, depositId);
+      expect((await subscriber.take()).data).toEqual({ depositUpdated: { id: depositId, status: "COMPLETED" } });
+    } finally {
+      subscriber.close();
+    }
+  });
+
+  it.skipIf(skip)("an API key revoked through instance A is refused by instance B at once", async () => {
+    const tenant = await newTenant();
+    const headers = { ...tenant.headers, "content-type": "application/json" };
+    const created = await (await fetch(`${instanceA.url}/v1/api-keys`, { method: "POST", headers })).json();
+    const second = { "x-api-key": created.key as string };
+    expect((await fetch(`${instanceB.url}/v1/api-keys`, { headers: second })).status).toBe(200);
+
+    expect((await fetch(`${instanceA.url}/v1/api-keys/${created.id}`, { method: "DELETE", headers })).status).toBe(200);
+    expect((await fetch(`${instanceB.url}/v1/api-keys`, { headers: second })).status).toBe(401);
+  });
+});

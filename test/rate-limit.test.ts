@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newTenant, startServer, type TestServer } from "./support/server.js";
+import { gql, rest, type HttpResult } from "./support/http.js";
+
+/** Three requests a minute per credential, so fifteen per IP: small enough to reach in a test. */
+const PER_MINUTE = 3;
+const PER_IP = PER_MINUTE * 5;
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer({ env: { RATE_LIMIT_PER_MINUTE: String(PER_MINUTE) } });
+});
+afterAll(() => server?.stop());
+
+/** A new caller address for each use (the server trusts X-Forwarded-For from a loopback proxy). */
+let lastAddress = 0;
+const fromIp = () => ({ "x-forwarded-for": `198.51.100.${++lastAddress}` });
+
+function expectLimited(res: HttpResult) {
+  expect(res.status).toBe(429);
+  expect(Object.keys(res.body)).toEqual(["error"]);
+  const retryAfter = Number(res.headers.get("retry-after"));
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  expect(retryAfter).toBeLessThanOrEqual(60);
+}
+
+describe("rate limits", () => {
+  it("answers a credential over its budget with 429 {error} and Retry-After, on REST and GraphQL; others go on", async () => {
+    const ip = fromIp();
+    const busy = await newTenant(server);
+    const other = await newTenant(server);
+    const busyHeaders = { ...busy.headers, ...ip };
+    for (let i = 0; i < PER_MINUTE; i++) expect((await rest(server, "GET", "/v1/user", { headers: busyHeaders })).status).toBe(200);
+    expectLimited(await rest(server, "GET", "/v1/user", { headers: busyHeaders }));
+    expectLimited(await gql(server, "{ me { id } }", {}, busyHeaders));
+    expectLimited(await rest(server, "GET", "/v1/user", { headers: { ...busy.headers, ...fromIp() } }));
+    expect((await rest(server, "GET", "/v1/user", { headers: { ...other.headers, ...ip } })).status).toBe(200);
+  });
+
+  it("answers an IP over its budget with 429, whatever the credential", async () => {
+    const ip = fromIp();
+    const statuses: number[] = [];
+    for (let i = 0; i < PER_IP; i++) statuses.push((await rest(server, "GET", "/v1/user", { headers: ip })).status);
+    expect(statuses.every((status) => status === 401)).toBe(true);
+    expectLimited(await rest(server, "GET", "/v1/user", { headers: ip }));
+    const fresh = await newTenant(server);
+    expectLimited(await rest(server, "GET", "/v1/user", { headers: { ...fresh.headers, ...ip } }));
+    expect((await rest(server, "GET", "/v1/user", { headers: { ...fresh.headers, ...fromIp() } })).status).toBe(200);
+  });
+});
