@@ -13,6 +13,7 @@ const PRODUCTION = {
   JWT_SECRET: SECRET,
   ENCRYPTION_KEY: "ab".repeat(32),
   WEBHOOK_SECRET: SECRET,
+  CUSTODIAN_MASTER_KEY: "xprv9s21ZrQH143K3GJpoapnV8SFfukcVBSfeCficPSGfubmSFDxo1kuHnLisriDvSnRRuL2Qrg5ggqHKNVpxR86QEC8w35uxmGoggxtQTPvfUu",
 };
 
 function configErrorOf(env: Record<string, string>): ConfigError {
@@ -57,11 +58,12 @@ describe("loadConfig", () => {
     ["RATE_LIMIT_PER_MINUTE", "0"],
     ["SANDBOX_SETTLE_MS", "-5"],
     ["GRAPHQL_INTROSPECTION", "sometimes"],
+    ["CUSTODIAN_MASTER_KEY", "not-an-xprv"],
   ])("refuses %s=%s with a ConfigError naming the variable", (name, value) => {
     expect(configErrorOf({ [name]: value }).message).toContain(name);
   });
 
-  it.each(["DATABASE_URL", "JWT_SECRET", "ENCRYPTION_KEY", "WEBHOOK_SECRET"])("requires %s in production", (name) => {
+  it.each(["DATABASE_URL", "JWT_SECRET", "ENCRYPTION_KEY", "WEBHOOK_SECRET", "CUSTODIAN_MASTER_KEY"])("requires %s in production", (name) => {
     const env: Record<string, string> = { ...PRODUCTION };
     delete env[name];
     const error = configErrorOf(env);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newTenant, startServer, type TestServer } from "./support/server.js";
+import { newTenant, startServer, testDatabaseUrl, type TestServer } from "./support/server.js";
 import { gql, rest, type HttpResult } from "./support/http.js";
 
 /** Three requests a minute per credential, so fifteen per IP: small enough to reach in a test. */
@@ -46,5 +46,21 @@ describe("rate limits", () => {
     const fresh = await newTenant(server);
     expectLimited(await rest(server, "GET", "/v1/user", { headers: { ...fresh.headers, ...ip } }));
     expect((await rest(server, "GET", "/v1/user", { headers: { ...fresh.headers, ...fromIp() } })).status).toBe(200);
+  });
+
+  // Both instances need the same database (for the tenant) and Redis (for the budget).
+  it.skipIf(!process.env.TEST_REDIS_URL || !testDatabaseUrl)("shares one budget between instances through Redis", async () => {
+    const env = { RATE_LIMIT_PER_MINUTE: String(PER_MINUTE), REDIS_URL: process.env.TEST_REDIS_URL! };
+    const [one, two] = await Promise.all([startServer({ env }), startServer({ env })]);
+    try {
+      const tenant = await newTenant(one);
+      // Redis outlives this run: an address of its own keeps other runs' requests out of the IP budget.
+      const headers = { ...tenant.headers, "x-forwarded-for": `10.${crypto.getRandomValues(new Uint8Array(3)).join(".")}` };
+      const statuses: number[] = [];
+      for (const instance of [one, two, one, two]) statuses.push((await rest(instance, "GET", "/v1/user", { headers })).status);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+    } finally {
+      await Promise.all([one.stop(), two.stop()]);
+    }
   });
 });

@@ -81,9 +81,11 @@ describe("POST /v1/webhooks/{provider} signatures", () => {
 
   it("answers 404 for an unknown provider", async () => {
     const { received } = await ngnSetup();
-    const res = await postWebhook(server, "acme-bank", received);
-    expect(res.status).toBe(404);
-    expect(res.body.error).toEqual(expect.any(String));
+    for (const provider of ["acme-bank", "constructor"]) {
+      const res = await postWebhook(server, provider, received);
+      expect(res.status, provider).toBe(404);
+      expect(res.body.error).toEqual(expect.any(String));
+    }
   });
 });
 

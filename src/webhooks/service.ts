@@ -34,8 +34,8 @@ export class WebhookService {
   constructor(private readonly deps: Deps) {}
 
   async receive({ provider, signature, rawBody }: WebhookDelivery): Promise<{ duplicate: boolean }> {
+    if (!Object.hasOwn(this.deps.providers, provider)) throw notFound(`Webhook provider ${provider}`);
     const kind = this.deps.providers[provider];
-    if (!kind) throw notFound(`Webhook provider ${provider}`);
     verifyWebhookSignature(this.deps.secret, signature, rawBody);
     const event = parseProviderEvent(kind, rawBody);
     // Targets are resolved before the transaction: on the embedded database a read outside it would wait for it.
