@@ -53,12 +53,18 @@ export class AuthService {
     }
     const code = randomInt(0, 1_000_000).toString().padStart(6, "0");
     const expiresAt = new Date(now + OTP_TTL_MS);
-    await this.deps.prisma.otpCode.create({ data: { email, name: name ?? null, codeHash: this.hashCode(email, code), expiresAt } });
-    await this.deps.mailer.send({
-      to: email,
-      subject: "Your sign-in code",
-      text: `Your sign-in code is ${code}. It expires in 10 minutes. If you did not ask for it, ignore this mail.`,
-    });
+    const otp = await this.deps.prisma.otpCode.create({ data: { email, name: name ?? null, codeHash: this.hashCode(email, code), expiresAt } });
+    try {
+      await this.deps.mailer.send({
+        to: email,
+        subject: "Your sign-in code",
+        text: `Your sign-in code is ${code}. It expires in 10 minutes. If you did not ask for it, ignore this mail.`,
+      });
+    } catch (err) {
+      // A code that never left does not count against the address's allowance.
+      await this.deps.prisma.otpCode.delete({ where: { id: otp.id } });
+      throw err;
+    }
     return { message: "If the address can receive mail, a sign-in code has been sent", expiresAt };
   }
 

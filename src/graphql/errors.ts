@@ -34,7 +34,7 @@ export function maskError(error: unknown, logger: Logger): GraphQLError {
     return new GraphQLError(graphQLError.message, {
       nodes: graphQLError.nodes,
       path: graphQLError.path,
-      extensions: { code: "BAD_USER_INPUT", ...graphQLError.extensions },
+      extensions: { ...graphQLError.extensions, code: "BAD_USER_INPUT" },
     });
   }
   logger.error({ err: graphQLError?.originalError ?? error }, "unexpected error");

@@ -17,11 +17,11 @@ const REFUSALS = new Set(["BAD_USER_INPUT", "NOT_FOUND", "UNAUTHENTICATED", "FOR
 type StoredResponse = { contentType: string; body: string };
 
 /** The full path: this middleware is mounted on /v1 and /graphql, so `req.path` alone is relative to those. */
-const fullPath = (req: Request) => req.originalUrl.split("?")[0];
+const pathOf = (req: Request) => req.originalUrl.split("?")[0];
 
 /** Only mutating requests take part: REST writes, and GraphQL documents whose operation is a mutation. */
 function isMutating(req: Request): boolean {
-  if (fullPath(req) === "/graphql") {
+  if (pathOf(req) === "/graphql") {
     if (req.method !== "POST" || typeof req.body?.query !== "string") return false;
     try {
       return getOperationAST(parse(req.body.query), req.body.operationName)?.operation === "mutation";
@@ -34,7 +34,7 @@ function isMutating(req: Request): boolean {
 
 function requestHash(req: Request): string {
   return createHash("sha256")
-    .update(JSON.stringify([req.method, fullPath(req), req.body ?? null]))
+    .update(JSON.stringify([req.method, req.originalUrl, req.body ?? null]))
     .digest("hex");
 }
 
@@ -57,10 +57,16 @@ function wasRefused(status: number, body: string): boolean {
  */
 export function idempotency(deps: { prisma: PrismaClient; services: Services; logger: Logger }) {
   const { prisma } = deps;
+  let lastSweep = 0;
 
   async function claim(clientId: string, key: string, hash: string) {
     const now = new Date();
-    await prisma.idempotencyRecord.deleteMany({ where: { clientId, key, expiresAt: { lt: now } } });
+    // Expired records go at most once a minute per instance; the key's own expired record goes now.
+    const sweepAll = now.getTime() - lastSweep > 60_000;
+    if (sweepAll) lastSweep = now.getTime();
+    await prisma.idempotencyRecord.deleteMany({
+      where: sweepAll ? { expiresAt: { lt: now } } : { clientId, key, expiresAt: { lt: now } },
+    });
     try {
       await prisma.idempotencyRecord.create({
         data: { clientId, key, requestHash: hash, state: "IN_PROGRESS", expiresAt: new Date(now.getTime() + RETENTION_MS) },
