@@ -35,7 +35,7 @@ export async function openEventBus({ redisUrl, postgres, logger }: EventBusOptio
       transport: "redis",
       async close() {
         subscribeClient.disconnect();
-        await publishClient.quit().catch(() => publishClient.disconnect());
+        publishClient.disconnect();
       },
     };
   }
