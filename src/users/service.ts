@@ -69,9 +69,9 @@ export class UserService {
   }
 
   /** Another client's user is exactly as unknown as a user that does not exist. */
-  async get(clientId: string, userId: unknown, query: Prisma.UserFindFirstArgs = {}) {
+  async get(clientId: string, userId: unknown, query: Omit<Prisma.UserFindUniqueArgs, "where"> = {}) {
     const id = requireUuid(userId, "userId");
-    const user = await this.prisma.user.findFirst({ ...query, where: { id, clientId } });
+    const user = await this.prisma.user.findUnique({ ...query, where: { id, clientId } });
     if (!user) throw notFound("User");
     return user;
   }
