@@ -1,6 +1,6 @@
 import autocannon from "autocannon";
 
-export type LoadResult = { name: string; requestsPerSecond: number; p50: number; p99: number; errors: number; non2xx: number };
+export type LoadResult = { name: string; requestsPerSecond: number; p50: number; p99: number; errors: number; unexpected: number };
 
 export type LoadTarget = {
   name: string;
@@ -8,6 +8,8 @@ export type LoadTarget = {
   method?: "GET" | "POST";
   headers?: Record<string, string>;
   body?: string;
+  /** The status every response should have (default: any 2xx); others count as errors. */
+  expectStatus?: number;
 };
 
 /** Drives one target with `connections` concurrent keep-alive clients for `seconds`. */
@@ -26,6 +28,11 @@ export async function load(target: LoadTarget, options: { connections: number; s
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts,
-    non2xx: result.non2xx,
+    unexpected: target.expectStatus === undefined ? result.non2xx : unexpectedResponses(result, target.expectStatus),
   };
+}
+
+function unexpectedResponses(result: autocannon.Result, status: number): number {
+  const expected = result.statusCodeStats?.[`${status}`]?.count ?? 0;
+  return result.requests.total - expected;
 }

@@ -1,0 +1,124 @@
+// Deposit-to-subscriber latency: a sandbox deposit is completed over REST and the time until its
+// COMPLETED update reaches a graphql-ws subscriber is measured, beside a bare LISTEN/NOTIFY round trip.
+import { createClient, type Client } from "graphql-ws";
+import WebSocket from "ws";
+import { startApp } from "./app-server.js";
+import { Arrivals } from "./arrivals.js";
+import { mapConcurrent, range } from "./drive.js";
+import { notifyRoundTrips } from "./notify-latency.js";
+import { markdownTable, ms, percentile, ratio, section } from "./report.js";
+import { newClient, newUsers, withDatabase } from "./setup.js";
+
+export type DepositLatencyOptions = { databaseUrl: string; count: number; concurrency: number };
+
+const DEPOSIT_UPDATED = "subscription ($userId: ID) { depositUpdated(userId: $userId) { id status } }";
+const WARM_UP = 20;
+
+type Api = (path: string, body?: Record<string, unknown>) => Promise<{ status: number; body: any }>;
+
+function restApi(baseUrl: string, apiKey: string): Api {
+  return async (path, body = {}) => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method: "POST",
+      headers: { "x-api-key": apiKey, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+}
+
+async function expectStatus(call: Promise<{ status: number; body: any }>, status: number) {
+  const res = await call;
+  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Every depositUpdated result becomes an arrival keyed `${id}:${status}`. */
+function subscribe(baseUrl: string, apiKey: string, userId: string, arrivals: Arrivals): Client {
+  const client = createClient({ url: `${baseUrl.replace(/^http/, "ws")}/graphql`, webSocketImpl: WebSocket, connectionParams: { "x-api-key": apiKey } });
+  client.subscribe(
+    { query: DEPOSIT_UPDATED, variables: { userId } },
+    {
+      next: ({ data, errors }) => {
+        // A broken result is reported here; the wait for it then times out and fails the run.
+        if (errors) return void process.stderr.write(`subscription error: ${JSON.stringify(errors)}\n`);
+        const deposit = (data as { depositUpdated: { id: string; status: string } }).depositUpdated;
+        arrivals.arrived(`${deposit.id}:${deposit.status}`);
+      },
+      error: (err) => process.stderr.write(`subscription ended: ${JSON.stringify(err)}\n`),
+      complete: () => undefined,
+    },
+  );
+  return client;
+}
+
+const newDeposit = (api: Api, userId: string): Promise<string> =>
+  expectStatus(api("/v1/sandbox/deposits", { userId, currency: "USD", amount: 10 }), 201).then((deposit) => deposit.id);
+
+/** The subscription is live once a new deposit's PENDING update comes through (no protocol message says so). */
+async function untilSubscribed(api: Api, userId: string, arrivals: Arrivals): Promise<string> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const id = await newDeposit(api, userId);
+    if (await arrivals.wait(`${id}:PENDING`, 1000).then(() => true, () => false)) return id;
+  }
+  throw new Error("the subscription never delivered an update");
+}
+
+type Completion = { response: number; update: number };
+
+/** Milliseconds from sending each completion to its response, and to the subscriber receiving its COMPLETED update. */
+async function completionLatencies(api: Api, ids: string[], arrivals: Arrivals, concurrency: number): Promise<Completion[]> {
+  return mapConcurrent(ids, concurrency, async (id) => {
+    const arrival = arrivals.wait(`${id}:COMPLETED`);
+    const start = performance.now();
+    await expectStatus(api(`/v1/sandbox/deposits/${id}/complete`), 200);
+    const response = performance.now() - start;
+    return { response, update: (await arrival) - start };
+  });
+}
+
+async function productLatencies(databaseUrl: string, count: number, concurrency: number): Promise<Completion[]> {
+  const { apiKey, userId } = await withDatabase(databaseUrl, async ({ prisma }) => {
+    const { apiKey, clientId } = await newClient(prisma);
+    const [userId] = await newUsers(prisma, clientId, 1);
+    return { apiKey, userId };
+  });
+  // Sandbox on, and deposits that never settle by themselves: only the measured completion settles them.
+  const app = await startApp(databaseUrl, { SANDBOX: "1", SANDBOX_SETTLE_MS: String(24 * 3600_000) });
+  const arrivals = new Arrivals();
+  let subscriber: Client | undefined;
+  try {
+    const api = restApi(app.url, apiKey);
+    await expectStatus(api("/v1/virtual-account/usd", { userId }), 200);
+    subscriber = subscribe(app.url, apiKey, userId, arrivals);
+    const first = await untilSubscribed(api, userId, arrivals);
+    const warmUp = [first, ...(await mapConcurrent(range(WARM_UP - 1), concurrency, () => newDeposit(api, userId)))];
+    await completionLatencies(api, warmUp, arrivals, concurrency);
+    const ids = await mapConcurrent(range(count), concurrency, () => newDeposit(api, userId));
+    return await completionLatencies(api, ids, arrivals, concurrency);
+  } finally {
+    await subscriber?.dispose();
+    await app.stop();
+  }
+}
+
+export async function benchDepositLatency({ databaseUrl, count, concurrency }: DepositLatencyOptions): Promise<string> {
+  const floor = await notifyRoundTrips(databaseUrl, { count, concurrency, warmUp: WARM_UP });
+  const product = await productLatencies(databaseUrl, count, concurrency);
+  const rows = [
+    { name: "baseline: PostgreSQL NOTIFY → LISTEN round trip (pg)", latencies: floor },
+    { name: "REST POST /v1/sandbox/deposits/{id}/complete → graphql-ws depositUpdated COMPLETED", latencies: product.map((c) => c.update) },
+    { name: "for reference: the complete request's own response time (settlement commits inside it)", latencies: product.map((c) => c.response) },
+  ];
+  const [p50, p99] = [percentile(floor, 50), percentile(floor, 99)];
+  return section(
+    `Deposit-to-subscriber latency, ${count} USD deposits of one user, ${concurrency} completions at a time, one graphql-ws subscriber`,
+    markdownTable(
+      ["path", "count", "p50 ms", "p99 ms", "× baseline p50", "× baseline p99"],
+      rows.map((r) => {
+        const [rp50, rp99] = [percentile(r.latencies, 50), percentile(r.latencies, 99)];
+        return [r.name, r.latencies.length, ms(rp50), ms(rp99), ratio(rp50, p50), ratio(rp99, p99)];
+      }),
+    ),
+  );
+}
