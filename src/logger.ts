@@ -1,7 +1,7 @@
 import { pino, type Logger } from "pino";
 
 /** Paths whose values never reach a log line: credentials, codes, card data. */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   "key",
   "apiKey",
   "token",

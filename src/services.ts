@@ -17,6 +17,7 @@ import { ConversionService } from "./conversion/service.js";
 import { CardSpendingService } from "./cards/spending.js";
 import { BalanceLookupService } from "./accounts/balance-lookup-service.js";
 import { DepositService } from "./deposits/service.js";
+import { WithdrawalService } from "./withdrawals/service.js";
 import { DepositSettlement } from "./deposits/settlement.js";
 import { WebhookService } from "./webhooks/service.js";
 import { SandboxDeposits, ONCHAIN_WATCHER } from "./sandbox/deposits.js";
@@ -61,6 +62,7 @@ export function createServices(deps: ServiceDeps) {
     usdcAccounts: new UsdcAccountService({ prisma: deps.prisma, users, wallets }),
     virtualAccounts,
     balanceLookup: new BalanceLookupService({ users, ledger }),
+    withdrawals: new WithdrawalService({ prisma: deps.prisma, users, ledger }),
     ...depositServices(deps, { users, ledger, wallets, virtualAccounts, conversion }),
   };
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AppError } from "./errors.js";
+import { AppError, badInput } from "./errors.js";
 
 /** Parses input with a zod schema; the first problem becomes a 400 naming the field. */
 export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.infer<T> {
@@ -18,9 +18,29 @@ export function requireUuid(value: unknown, field: string): string {
   return parseInput(uuid(field), value);
 }
 
+/** An e-mail address, trimmed and in lower case (addresses are unique per client in that form). */
+export const email = z.string({ error: "email is required" }).trim().toLowerCase().email({ error: "email must be a valid e-mail address" }).max(254);
+
+/** A code from a fixed list (a currency, a network), in any case and surrounding space; given back in upper case. */
+export const upperCaseCode = <T extends string>(field: string, values: readonly T[]) =>
+  z
+    .string({ error: `${field} must be one of ${values.join(", ")}` })
+    .transform((value) => value.trim().toUpperCase())
+    .pipe(z.enum(values, { error: `${field} must be one of ${values.join(", ")}` }));
+
+/** A currency from a path or argument, case-insensitive; anything else is refused naming what is supported. */
+export function parseCurrency<C extends string>(value: unknown, supported: readonly C[]): C {
+  const upper = typeof value === "string" ? value.toUpperCase() : "";
+  const currency = supported.find((code) => code === upper);
+  if (!currency) throw badInput(`Unsupported currency ${String(value)}; supported: ${supported.join(", ")}`);
+  return currency;
+}
+
+export const pageNumber = z.number({ error: "page must be an integer ≥ 1" }).int("page must be an integer ≥ 1").min(1, "page must be an integer ≥ 1");
+
 export const pageArgs = (maxLimit: number, defaultLimit: number) =>
   z.object({
-    page: z.number({ error: "page must be an integer ≥ 1" }).int("page must be an integer ≥ 1").min(1, "page must be an integer ≥ 1").default(1),
+    page: pageNumber.default(1),
     limit: z
       .number({ error: `limit must be an integer from 1 to ${maxLimit}` })
       .int(`limit must be an integer from 1 to ${maxLimit}`)

@@ -1,18 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
+import { newTenant, type Tenant, type TestServer } from "./support/server.js";
 import { errorCodes, gql, rest } from "./support/http.js";
-import { signIn, startMailbox, type Mailbox } from "./support/mailbox.js";
+import { signIn, startServerWithMailbox, type Mailbox } from "./support/mailbox.js";
 
 let server: TestServer;
 let mailbox: Mailbox;
 beforeAll(async () => {
-  mailbox = await startMailbox();
-  server = await startServer({ env: { SMTP_URL: mailbox.smtpUrl } });
+  ({ server, mailbox } = await startServerWithMailbox());
 });
-afterAll(async () => {
-  await server?.stop();
-  await mailbox?.close();
-});
+afterAll(() => server?.stop());
 
 const LISTED_FIELDS = ["createdAt", "id", "lastUsedAt", "prefix", "revokedAt"];
 const createKey = (tenant: Pick<Tenant, "headers">) => rest(server, "POST", "/v1/api-keys", { headers: tenant.headers });

@@ -1,20 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newTenant, startServer, type TestServer } from "./support/server.js";
+import { newTenant, type TestServer } from "./support/server.js";
 import { errorCodes, gql, rest, userInput } from "./support/http.js";
-import { signIn, startMailbox, type Mailbox } from "./support/mailbox.js";
+import { signIn, startServerWithMailbox, type Mailbox } from "./support/mailbox.js";
 
 let server: TestServer;
 let mailbox: Mailbox;
 beforeAll(async () => {
-  mailbox = await startMailbox();
-  server = await startServer({ env: { SMTP_URL: mailbox.smtpUrl } });
+  ({ server, mailbox } = await startServerWithMailbox());
 });
-afterAll(async () => {
-  await server?.stop();
-  await mailbox?.close();
-});
+afterAll(() => server?.stop());
 
 /** The protected route and query every case is checked on: both surfaces must refuse alike. */
 async function expectRefused(headers: Record<string, string>) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, newTenant, type Tenant, type TestServer } from "./support/server.js";
-import { errorCodes, gql, rest, userInput } from "./support/http.js";
+import { createUser, errorCodes, gql, rest } from "./support/http.js";
 import { expectLedgerInvariants, fund } from "./support/ledger.js";
 
 let server: TestServer;
@@ -11,15 +11,9 @@ afterAll(() => server?.stop());
 
 const TRANSACTION_KEYS = ["id", "amount", "balance", "created_ts", "description", "status", "type"];
 
-async function newUser(tenant: Tenant): Promise<string> {
-  const res = await rest(server, "POST", "/v1/user", { headers: tenant.headers, body: userInput() });
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
-
 async function cardholder(usd: string) {
   const tenant = await newTenant(server);
-  const userId = await newUser(tenant);
+  const userId = await createUser(server, tenant);
   expect((await rest(server, "GET", `/v1/virtual-cards/${userId}`, { headers: tenant.headers })).status).toBe(200);
   await fund(server, tenant.clientId, userId, "USD", usd);
   return { tenant, userId };
@@ -66,7 +60,7 @@ describe("POST /v1/sandbox/card-transactions", () => {
 
   it("answers 404 when the user has no card, is unknown or is another client's", async () => {
     const tenant = await newTenant(server);
-    const cardless = await newUser(tenant);
+    const cardless = await createUser(server, tenant);
     await fund(server, tenant.clientId, cardless, "USD", "10");
     const noCard = await spend(tenant, { userId: cardless, amount: 1, description: "x" });
     expect(noCard.status).toBe(404);

@@ -1,8 +1,8 @@
 import cardValidator from "card-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SandboxCardIssuer } from "../src/providers/card-issuer.js";
-import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
-import { errorCodes, gql, rest, userInput } from "./support/http.js";
+import { newTenant, startServer, type TestServer } from "./support/server.js";
+import { createUser, errorCodes, gql, rest } from "./support/http.js";
 
 const CARD_FIELDS = ["id", "userId", "providerId", "cardNumber", "cardCVV", "cardExpiry", "createdAt", "updatedAt"];
 const TRANSACTION_FIELDS = ["id", "amount", "balance", "created_ts", "description", "status", "type"];
@@ -25,10 +25,6 @@ beforeAll(async () => {
   });
 });
 afterAll(() => server?.stop());
-
-async function newUserId(tenant: Tenant): Promise<string> {
-  return (await rest(server, "POST", "/v1/user", { headers: tenant.headers, body: userInput() })).body.id;
-}
 
 /** Card transactions as the ledger will write them, one minute apart (the last is the newest). */
 async function insertTransactions(userId: string, count: number) {
@@ -62,7 +58,7 @@ function expectValidCard(card: Record<string, string>) {
 describe("GET /v1/virtual-cards/{userId}", () => {
   it("creates the card when absent, then returns the same card", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUserId(tenant);
+    const userId = await createUser(server, tenant);
     const first = await rest(server, "GET", `/v1/virtual-cards/${userId}`, { headers: tenant.headers });
     expect(first.status).toBe(200);
     expectValidCard(first.body);
@@ -73,7 +69,7 @@ describe("GET /v1/virtual-cards/{userId}", () => {
 
   it("issues exactly one card for 20 concurrent requests, and the losers issue nothing", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUserId(tenant);
+    const userId = await createUser(server, tenant);
     const issuedBefore = issued;
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
@@ -90,7 +86,7 @@ describe("GET /v1/virtual-cards/{userId}", () => {
 
   it("answers 404 for an unknown user and another client's user, 400 for a malformed id", async () => {
     const [tenant, other] = await Promise.all([newTenant(server), newTenant(server)]);
-    const foreignUser = await newUserId(other);
+    const foreignUser = await createUser(server, other);
     for (const userId of [crypto.randomUUID(), foreignUser]) {
       const res = await rest(server, "GET", `/v1/virtual-cards/${userId}`, { headers: tenant.headers });
       expect(res.status).toBe(404);
@@ -111,7 +107,7 @@ describe("GET /v1/virtual-cards/{userId}", () => {
 describe("POST /v1/virtual-cards", () => {
   it("creates a card, and returns the existing one on a repeat", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUserId(tenant);
+    const userId = await createUser(server, tenant);
     const created = await rest(server, "POST", "/v1/virtual-cards", { headers: tenant.headers, body: { userId } });
     expect(created.status).toBe(200);
     expectValidCard(created.body);
@@ -126,7 +122,7 @@ describe("POST /v1/virtual-cards", () => {
       expect(res.status).toBe(400);
       expect(res.body.error).toMatch(/userId/);
     }
-    const foreign = await rest(server, "POST", "/v1/virtual-cards", { headers: tenant.headers, body: { userId: await newUserId(other) } });
+    const foreign = await rest(server, "POST", "/v1/virtual-cards", { headers: tenant.headers, body: { userId: await createUser(server, other) } });
     expect(foreign.status).toBe(404);
   });
 });
@@ -140,18 +136,18 @@ describe("POST /v1/virtual-cards when the issuer fails", () => {
 
   it("answers 500 {error} and stores no card", async () => {
     const tenant = await newTenant(failing);
-    const user = await rest(failing, "POST", "/v1/user", { headers: tenant.headers, body: userInput() });
-    const res = await rest(failing, "POST", "/v1/virtual-cards", { headers: tenant.headers, body: { userId: user.body.id } });
+    const userId = await createUser(failing, tenant);
+    const res = await rest(failing, "POST", "/v1/virtual-cards", { headers: tenant.headers, body: { userId } });
     expect(res.status).toBe(500);
     expect(Object.keys(res.body)).toEqual(["error"]);
-    expect(await failing.app.db.prisma.card.count({ where: { userId: user.body.id } })).toBe(0);
+    expect(await failing.app.db.prisma.card.count({ where: { userId } })).toBe(0);
   });
 });
 
 describe("card secrets at rest and in logs", () => {
   it("keeps neither the card number nor the CVV in plain text in the cards table or the log", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUserId(tenant);
+    const userId = await createUser(server, tenant);
     const card = (await rest(server, "GET", `/v1/virtual-cards/${userId}`, { headers: tenant.headers })).body;
     await gql(server, `query ($id: ID!) { user(id: $id) { card { cardNumber cardCVV } } }`, { id: userId }, tenant.headers);
     const rows = await server.app.db.prisma.$queryRawUnsafe<Record<string, unknown>[]>("select * from cards where \"userId\" = $1::uuid", userId);
@@ -172,7 +168,7 @@ describe("card secrets at rest and in logs", () => {
 describe("GET /v1/virtual-cards/transactions/{userId}/{page}", () => {
   it("returns pages of 20, newest first, in the contract's envelope", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUserId(tenant);
+    const userId = await createUser(server, tenant);
     await rest(server, "GET", `/v1/virtual-cards/${userId}`, { headers: tenant.headers });
     await insertTransactions(userId, 25);
     const first = await rest(server, "GET", `/v1/virtual-cards/transactions/${userId}/1`, { headers: tenant.headers });
@@ -191,7 +187,7 @@ describe("GET /v1/virtual-cards/transactions/{userId}/{page}", () => {
 
   it("returns an empty page past the end with the true pages and total", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUserId(tenant);
+    const userId = await createUser(server, tenant);
     await rest(server, "GET", `/v1/virtual-cards/${userId}`, { headers: tenant.headers });
     await insertTransactions(userId, 3);
     const res = await rest(server, "GET", `/v1/virtual-cards/transactions/${userId}/5`, { headers: tenant.headers });
@@ -201,7 +197,7 @@ describe("GET /v1/virtual-cards/transactions/{userId}/{page}", () => {
 
   it("answers 400 for a page below 1 or not an integer", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUserId(tenant);
+    const userId = await createUser(server, tenant);
     await rest(server, "GET", `/v1/virtual-cards/${userId}`, { headers: tenant.headers });
     for (const page of ["0", "-1", "1.5", "abc"]) {
       const res = await rest(server, "GET", `/v1/virtual-cards/transactions/${userId}/${page}`, { headers: tenant.headers });
@@ -212,7 +208,7 @@ describe("GET /v1/virtual-cards/transactions/{userId}/{page}", () => {
 
   it("answers 404 {error} for a user without a card, an unknown user and another client's user", async () => {
     const [tenant, other] = await Promise.all([newTenant(server), newTenant(server)]);
-    const [withoutCard, foreignUser] = await Promise.all([newUserId(tenant), newUserId(other)]);
+    const [withoutCard, foreignUser] = await Promise.all([createUser(server, tenant), createUser(server, other)]);
     await rest(server, "GET", `/v1/virtual-cards/${foreignUser}`, { headers: other.headers });
     for (const userId of [withoutCard, crypto.randomUUID(), foreignUser]) {
       const res = await rest(server, "GET", `/v1/virtual-cards/transactions/${userId}/1`, { headers: tenant.headers });
@@ -226,7 +222,7 @@ describe("GET /v1/virtual-cards/transactions/{userId}/{page}", () => {
 describe("GraphQL cards", () => {
   it("User.card is null and never created by reading; createVirtualCard issues it", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUserId(tenant);
+    const userId = await createUser(server, tenant);
     const query = `query ($id: ID!) { user(id: $id) { card { id cardNumber cardCVV cardExpiry } cardTransactions { total } } }`;
     const before = await gql(server, query, { id: userId }, tenant.headers);
     expect(before.body.data.user).toEqual({ card: null, cardTransactions: null });
@@ -240,7 +236,7 @@ describe("GraphQL cards", () => {
 
   it("User.cardTransactions pages with exact decimal strings, and refuses page 0", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUserId(tenant);
+    const userId = await createUser(server, tenant);
     await rest(server, "GET", `/v1/virtual-cards/${userId}`, { headers: tenant.headers });
     await insertTransactions(userId, 21);
     const query = `query ($id: ID!, $page: Int) { user(id: $id) { cardTransactions(page: $page) { page pages total transactions { amount balance } } } }`;

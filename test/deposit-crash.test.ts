@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { testDatabaseUrl, type TestServer } from "./support/server.js";
-import { gql, rest, userInput } from "./support/http.js";
+import { createUser, gql, rest } from "./support/http.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const SETTLE_MS = 1200;
@@ -71,8 +71,7 @@ describe("deposits across a crash", () => {
     const headers = { "x-api-key": apiKey };
 
     let { child, server } = await startProcess();
-    const user = await rest(server, "POST", "/v1/user", { headers, body: userInput() });
-    const userId = user.body.id as string;
+    const userId = await createUser(server, { headers });
     const account = await rest(server, "POST", "/v1/virtual-account/ngn", {
       headers,
       body: { userId, address: "0x000000000000000000000000000000000000dEaD" },

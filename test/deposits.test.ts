@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, newTenant, testDatabaseUrl, type TestServer } from "./support/server.js";
-import { errorCodes, gql, rest } from "./support/http.js";
+import { createUser, errorCodes, gql, rest } from "./support/http.js";
 import {
   DEPOSIT_KEYS,
   balancesOf,
@@ -8,7 +8,6 @@ import {
   expectedConversion,
   ledgerOf,
   ledgerVerifies,
-  newUser,
   newVirtualAccount,
   simulateDeposit,
 } from "./support/deposits.js";
@@ -30,7 +29,7 @@ const fail = (tenant: { headers: Record<string, string> }, id: string, body?: un
 describe("virtual account deposit", () => {
   it("is PENDING, then on completion credits NGN and converts all of it to USDC in the user's own wallet", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUser(server, tenant);
+    const userId = await createUser(server, tenant);
     await newVirtualAccount(server, tenant, userId, "ngn");
 
     const pending = await simulateDeposit(server, tenant, { userId, currency: "ngn", amount: 250000.5 });
@@ -57,7 +56,7 @@ describe("virtual account deposit", () => {
 
   it("forwards the converted amount with a TRANSFER_OUT when the destination is an external address", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUser(server, tenant);
+    const userId = await createUser(server, tenant);
     await newVirtualAccount(server, tenant, userId, "usd", { destinationAsset: "USDT", address: EXTERNAL_ADDRESS });
 
     const pending = await simulateDeposit(server, tenant, { userId, currency: "USD", amount: "1234.57" });
@@ -80,7 +79,7 @@ describe("virtual account deposit", () => {
 
   it("answers 400 when the user has no virtual account in the currency", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUser(server, tenant);
+    const userId = await createUser(server, tenant);
     const res = await rest(server, "POST", "/v1/sandbox/deposits", { headers: tenant.headers, body: { userId, currency: "EUR", amount: 10 } });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/no EUR virtual account/);
@@ -90,7 +89,7 @@ describe("virtual account deposit", () => {
 describe("on-chain deposit", () => {
   it("credits the token at the user's wallet, with the real token contract, hash and chain", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUser(server, tenant);
+    const userId = await createUser(server, tenant);
 
     const pending = await simulateDeposit(server, tenant, { userId, currency: "usdc", amount: "12.345678", chainId: 8453 });
     expect(Object.keys(pending)).toEqual([...DEPOSIT_KEYS, "tokenAddress", "transactionHash", "chainId"]);
@@ -109,7 +108,7 @@ describe("on-chain deposit", () => {
 
   it("defaults to Ethereum and refuses tokens a chain does not carry, unknown chains, and chainId on fiat", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUser(server, tenant);
+    const userId = await createUser(server, tenant);
     const dai = await simulateDeposit(server, tenant, { userId, currency: "DAI", amount: "1.5" });
     expect(dai).toMatchObject({ chainId: 1, tokenAddress: "0x6B175474E89094C44Da98b954EedeAC495271d0F" });
     for (const body of [
@@ -131,12 +130,14 @@ describe("POST /v1/sandbox/deposits validation", () => {
     ["negative", { currency: "USDC", amount: -5 }, /amount/],
     ["too many decimals for USDC", { currency: "USDC", amount: "1.0000001" }, /more than 6 decimals/],
     ["too many decimals for fiat", { currency: "NGN", amount: 10.001 }, /more than 2 decimals/],
+    // JSON.parse turns this into 0.12345678901234568: not the amount the client meant.
+    ["a JSON number longer than a double keeps exactly", { currency: "DAI", amount: 0.123456789012345678 }, /amount: .*send it as a string/],
     ["non-numeric", { currency: "USDC", amount: "ten" }, /amount/],
     ["missing amount", { currency: "USDC" }, /amount/],
     ["unsupported currency", { currency: "GBP", amount: 1 }, /currency must be one of/],
   ])("refuses %s with 400", async (_name, body, message) => {
     const tenant = await newTenant(server);
-    const userId = await newUser(server, tenant);
+    const userId = await createUser(server, tenant);
     const res = await rest(server, "POST", "/v1/sandbox/deposits", { headers: tenant.headers, body: { userId, ...body } });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(message);
@@ -157,7 +158,7 @@ describe("POST /v1/sandbox/deposits validation", () => {
 describe("deposit lifecycle", () => {
   it("fails a PENDING deposit without moving money; it cannot be completed afterwards", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUser(server, tenant);
+    const userId = await createUser(server, tenant);
     const pending = await simulateDeposit(server, tenant, { userId, currency: "USDC", amount: 3 });
     const failed = await fail(tenant, pending.id, { reason: "compliance hold" });
     expect(failed.status).toBe(200);
@@ -172,7 +173,7 @@ describe("deposit lifecycle", () => {
 
   it("completes once: a second completion changes nothing, and a completed deposit cannot fail", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUser(server, tenant);
+    const userId = await createUser(server, tenant);
     const pending = await simulateDeposit(server, tenant, { userId, currency: "USDC", amount: 7 });
     const results = await Promise.all([complete(tenant, pending.id), complete(tenant, pending.id), complete(tenant, pending.id)]);
     expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
@@ -185,7 +186,7 @@ describe("deposit lifecycle", () => {
 
   it("announces the creation and every status change of a deposit", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUser(server, tenant);
+    const userId = await createUser(server, tenant);
     const seen: string[] = [];
     const iterator = server.app.services.events.subscribe("deposit")[Symbol.asyncIterator]();
     const collect = (async () => {
@@ -206,7 +207,7 @@ describe("deposit lifecycle", () => {
 describe("GET /v1/transactions/deposits/{userId}", () => {
   it("lists newest first, pages with page/limit, and refuses bad paging", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUser(server, tenant);
+    const userId = await createUser(server, tenant);
     const ids = [];
     for (const amount of [1, 2, 3]) ids.push((await simulateDeposit(server, tenant, { userId, currency: "USDC", amount })).id);
     const all = await depositsOf(server, tenant, userId);
@@ -229,7 +230,7 @@ describe("GET /v1/transactions/deposits/{userId}", () => {
 describe("GraphQL", () => {
   it("simulates, completes and fails deposits, and nests them under User", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUser(server, tenant);
+    const userId = await createUser(server, tenant);
     const fields = "id status amount currency chainId tokenAddress paymentReference";
     const simulated = await gql(
       server,
@@ -253,7 +254,7 @@ describe("tenant isolation", () => {
   it("treats another client's user and deposits as unknown", async () => {
     const owner = await newTenant(server);
     const other = await newTenant(server);
-    const userId = await newUser(server, owner);
+    const userId = await createUser(server, owner);
     const pending = await simulateDeposit(server, owner, { userId, currency: "USDC", amount: 1 });
 
     expect((await rest(server, "GET", `/v1/transactions/deposits/${userId}`, { headers: other.headers })).status).toBe(404);
@@ -272,7 +273,7 @@ describe("automatic settlement", () => {
     const quick = await startServer({ env: { SANDBOX_SETTLE_MS: "200" } });
     try {
       const tenant = await newTenant(quick);
-      const userId = await newUser(quick, tenant);
+      const userId = await createUser(quick, tenant);
       const pending = await simulateDeposit(quick, tenant, { userId, currency: "USDC", amount: "4.2" });
       expect(pending.status).toBe("PENDING");
       const deadline = Date.now() + 5000;
@@ -296,7 +297,7 @@ describe.runIf(testDatabaseUrl)("two instances settling the same deposits", () =
     try {
       const [first, second] = instances;
       const tenant = await newTenant(first);
-      const userId = await newUser(first, tenant);
+      const userId = await createUser(first, tenant);
       await newVirtualAccount(first, tenant, userId, "MXN", { address: EXTERNAL_ADDRESS });
       const ids = [];
       for (let i = 0; i < 6; i++) {
@@ -325,7 +326,7 @@ describe("with SANDBOX off", () => {
     const production = await startServer({ env: { SANDBOX: "off" } });
     try {
       const tenant = await newTenant(production);
-      const userId = await newUser(production, tenant);
+      const userId = await createUser(production, tenant);
       const res = await rest(production, "POST", "/v1/sandbox/deposits", { headers: tenant.headers, body: { userId, currency: "USDC", amount: 1 } });
       expect(res.status).toBe(404);
       const mutation = await gql(production, `mutation ($input: SimulateDepositInput!) { simulateDeposit(input: $input) { id } }`, { input: { userId, currency: "USDC", amount: "1" } }, tenant.headers);

@@ -1,20 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newTenant, startServer, type TestServer } from "./support/server.js";
+import { newTenant, type TestServer } from "./support/server.js";
 import { rest, userInput, type HttpResult } from "./support/http.js";
-import { startMailbox, type Mailbox } from "./support/mailbox.js";
+import { startServerWithMailbox, type Mailbox } from "./support/mailbox.js";
 
 let server: TestServer;
 let mailbox: Mailbox;
 beforeAll(async () => {
   // A mail server that refuses every mail: the way to make an unexpected error happen on demand.
-  mailbox = await startMailbox();
+  ({ server, mailbox } = await startServerWithMailbox());
   mailbox.refuseMail();
-  server = await startServer({ env: { SMTP_URL: mailbox.smtpUrl } });
 });
-afterAll(async () => {
-  await server?.stop();
-  await mailbox?.close();
-});
+afterAll(() => server?.stop());
 
 function expectJsonError(res: HttpResult, status: number) {
   expect(res.status).toBe(status);

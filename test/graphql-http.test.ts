@@ -1,19 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, startServer, type TestServer } from "./support/server.js";
 import { gql } from "./support/http.js";
-import { startMailbox, type Mailbox } from "./support/mailbox.js";
+import { startServerWithMailbox, type Mailbox } from "./support/mailbox.js";
 
 let server: TestServer;
 let mailbox: Mailbox;
 beforeAll(async () => {
-  mailbox = await startMailbox();
+  ({ server, mailbox } = await startServerWithMailbox());
   mailbox.refuseMail(); // requestOtp then fails unexpectedly: the masking case
-  server = await startServer({ env: { SMTP_URL: mailbox.smtpUrl } });
 });
-afterAll(async () => {
-  await server?.stop();
-  await mailbox?.close();
-});
+afterAll(() => server?.stop());
 
 const GRAPHQL_RESPONSE = "application/graphql-response+json";
 

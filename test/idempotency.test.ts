@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => server?.stop());
 
 const newKey = () => `idem-${crypto.randomUUID()}`;
-const createUser = (tenant: Tenant, key: string, body: unknown) =>
+const postUser = (tenant: Tenant, key: string, body: unknown) =>
   rest(server, "POST", "/v1/user", { headers: { ...tenant.headers, "idempotency-key": key }, body });
 const userCount = (tenant: Tenant) => server.app.db.prisma.user.count({ where: { clientId: tenant.clientId } });
 
@@ -22,8 +22,8 @@ describe("Idempotency-Key on REST", () => {
     const tenant = await newTenant(server);
     const key = newKey();
     const input = userInput();
-    const first = await createUser(tenant, key, input);
-    const second = await createUser(tenant, key, input);
+    const first = await postUser(tenant, key, input);
+    const second = await postUser(tenant, key, input);
     expect(first.status).toBe(201);
     expect(first.headers.get("idempotent-replayed")).toBeNull();
     expect(second.status).toBe(201);
@@ -36,8 +36,8 @@ describe("Idempotency-Key on REST", () => {
   it("answers 422 {error} for the same key with a different request", async () => {
     const tenant = await newTenant(server);
     const key = newKey();
-    await createUser(tenant, key, userInput());
-    const res = await createUser(tenant, key, userInput());
+    await postUser(tenant, key, userInput());
+    const res = await postUser(tenant, key, userInput());
     expect(res.status).toBe(422);
     expect(Object.keys(res.body)).toEqual(["error"]);
     expect(await userCount(tenant)).toBe(1);
@@ -47,13 +47,13 @@ describe("Idempotency-Key on REST", () => {
     const tenant = await newTenant(server);
     const key = newKey();
     const input = userInput();
-    await createUser(tenant, key, input);
+    await postUser(tenant, key, input);
     // Put the record back in the state it has while the first request runs.
     await server.app.db.prisma.idempotencyRecord.update({
       where: { clientId_key: { clientId: tenant.clientId, key } },
       data: { state: "IN_PROGRESS", responseStatus: null, responseBody: null },
     });
-    const res = await createUser(tenant, key, input);
+    const res = await postUser(tenant, key, input);
     expect(res.status).toBe(409);
     expect(Object.keys(res.body)).toEqual(["error"]);
     expect(await userCount(tenant)).toBe(1);
@@ -63,7 +63,7 @@ describe("Idempotency-Key on REST", () => {
     const tenant = await newTenant(server);
     const key = newKey();
     const input = userInput();
-    const results = await Promise.all([1, 2, 3].map(() => createUser(tenant, key, input)));
+    const results = await Promise.all([1, 2, 3].map(() => postUser(tenant, key, input)));
     for (const res of results) expect([201, 409]).toContain(res.status);
     expect(results.filter((r) => r.status === 201 && r.headers.get("idempotent-replayed") === null)).toHaveLength(1);
     expect(await userCount(tenant)).toBe(1);
@@ -72,9 +72,9 @@ describe("Idempotency-Key on REST", () => {
   it("does not keep a refused request: after a 400 the fixed request runs under the same key", async () => {
     const tenant = await newTenant(server);
     const key = newKey();
-    const refused = await createUser(tenant, key, userInput({ dob: "2023-02-30" }));
+    const refused = await postUser(tenant, key, userInput({ dob: "2023-02-30" }));
     expect(refused.status).toBe(400);
-    const fixed = await createUser(tenant, key, userInput());
+    const fixed = await postUser(tenant, key, userInput());
     expect(fixed.status).toBe(201);
     expect(fixed.headers.get("idempotent-replayed")).toBeNull();
   });
@@ -84,8 +84,8 @@ describe("Idempotency-Key on REST", () => {
     const b = await newTenant(server);
     const key = newKey();
     const input = userInput();
-    const forA = await createUser(a, key, input);
-    const forB = await createUser(b, key, input);
+    const forA = await postUser(a, key, input);
+    const forB = await postUser(b, key, input);
     expect(forB.status).toBe(201);
     expect(forB.headers.get("idempotent-replayed")).toBeNull();
     expect(forB.body.id).not.toBe(forA.body.id);
@@ -96,7 +96,7 @@ describe("Idempotency-Key on REST", () => {
     const tenant = await newTenant(server);
     const key = newKey();
     await rest(server, "GET", "/v1/user", { headers: { ...tenant.headers, "idempotency-key": key } });
-    await createUser(tenant, key, userInput());
+    await postUser(tenant, key, userInput());
     const listed = await rest(server, "GET", "/v1/user", { headers: { ...tenant.headers, "idempotency-key": key } });
     expect(listed.headers.get("idempotent-replayed")).toBeNull();
     expect(listed.body).toHaveLength(1);
@@ -104,7 +104,7 @@ describe("Idempotency-Key on REST", () => {
 
   it("refuses an over-long key with 400", async () => {
     const tenant = await newTenant(server);
-    const res = await createUser(tenant, "k".repeat(256), userInput());
+    const res = await postUser(tenant, "k".repeat(256), userInput());
     expect(res.status).toBe(400);
     expect(Object.keys(res.body)).toEqual(["error"]);
   });

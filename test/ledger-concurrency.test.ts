@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, newTenant, type Tenant, type TestServer } from "./support/server.js";
-import { rest, userInput } from "./support/http.js";
+import { startServer, newTenant, type TestServer } from "./support/server.js";
+import { createUser, rest } from "./support/http.js";
 import { expectLedgerInvariants, fund } from "./support/ledger.js";
 
 // On PostgreSQL (TEST_DATABASE_URL) these requests really run at once on a pool of connections;
@@ -11,19 +11,13 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-async function newUser(tenant: Tenant): Promise<string> {
-  const res = await rest(server, "POST", "/v1/user", { headers: tenant.headers, body: userInput() });
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
-
 const statusCounts = (results: { status: number }[]) =>
   results.reduce<Record<number, number>>((counts, r) => ({ ...counts, [r.status]: (counts[r.status] ?? 0) + 1 }), {});
 
 describe("a balance under parallel spending", () => {
   it("50 parallel conversions against a balance that covers 10: exactly 10 succeed, the rest is exact", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUser(tenant);
+    const userId = await createUser(server, tenant);
     await fund(server, tenant.clientId, userId, "USD", "105.50");
 
     const results = await Promise.all(
@@ -41,7 +35,7 @@ describe("a balance under parallel spending", () => {
 
   it("parallel first conversions in opposite directions open the new FX accounts without a deadlock", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUser(tenant);
+    const userId = await createUser(server, tenant);
     await fund(server, tenant.clientId, userId, "USD", "100");
     await fund(server, tenant.clientId, userId, "EUR", "100");
 
@@ -58,7 +52,7 @@ describe("a balance under parallel spending", () => {
 
   it("card debits and conversions racing for one USD balance never take it below zero", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUser(tenant);
+    const userId = await createUser(server, tenant);
     expect((await rest(server, "GET", `/v1/virtual-cards/${userId}`, { headers: tenant.headers })).status).toBe(200);
     await fund(server, tenant.clientId, userId, "USD", "60");
 

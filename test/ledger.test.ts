@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, newTenant, type Tenant, type TestServer } from "./support/server.js";
-import { errorCodes, gql, rest, userInput } from "./support/http.js";
+import { startServer, newTenant, type TestServer } from "./support/server.js";
+import { createUser, errorCodes, gql, rest } from "./support/http.js";
 import { expectLedgerInvariants, fund } from "./support/ledger.js";
 
 let server: TestServer;
@@ -11,16 +11,10 @@ afterAll(() => server?.stop());
 
 const ENTRY_KEYS = ["id", "userId", "type", "currency", "amount", "balanceBefore", "balanceAfter", "referenceId", "createdAt"];
 
-async function newUser(tenant: Tenant): Promise<string> {
-  const res = await rest(server, "POST", "/v1/user", { headers: tenant.headers, body: userInput() });
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
-
 /** A tenant with a user who received 100 USD and converted 40 USD to EUR: four user entries. */
 async function userWithHistory() {
   const tenant = await newTenant(server);
-  const userId = await newUser(tenant);
+  const userId = await createUser(server, tenant);
   await fund(server, tenant.clientId, userId, "USD", "100");
   const conversion = await rest(server, "POST", "/v1/conversion", { headers: tenant.headers, body: { userId, from: "USD", to: "EUR", amount: 40 } });
   expect(conversion.status).toBe(200);
@@ -61,14 +55,14 @@ describe("GET /v1/transactions/ledger/{userId}", () => {
 
   it("answers an empty array for a user without money", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUser(tenant);
+    const userId = await createUser(server, tenant);
     const res = await rest(server, "GET", `/v1/transactions/ledger/${userId}`, { headers: tenant.headers });
     expect(res).toMatchObject({ status: 200, body: [] });
   });
 
   it.each([["page=0"], ["page=abc"], ["limit=0"], ["limit=1001"], ["limit=2.5"]])("refuses %s with 400", async (query) => {
     const tenant = await newTenant(server);
-    const userId = await newUser(tenant);
+    const userId = await createUser(server, tenant);
     const res = await rest(server, "GET", `/v1/transactions/ledger/${userId}?${query}`, { headers: tenant.headers });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/page|limit/);
@@ -97,7 +91,7 @@ describe("GET /v1/transactions", () => {
   it("lists the client's user entries with paging totals, and nothing of other clients", async () => {
     const { tenant, userId } = await userWithHistory();
     await userWithHistory(); // another tenant's movements stay out of this list
-    const secondUser = await newUser(tenant);
+    const secondUser = await createUser(server, tenant);
     await fund(server, tenant.clientId, secondUser, "NGN", "5000");
 
     const res = await rest(server, "GET", "/v1/transactions", { headers: tenant.headers });
@@ -141,14 +135,14 @@ describe("GraphQL ledger fields", () => {
 
   it("refuses a ledger limit above 1000", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUser(tenant);
+    const userId = await createUser(server, tenant);
     const res = await gql(server, `query ($id: ID!) { user(id: $id) { ledger(limit: 1001) { id } } }`, { id: userId }, tenant.headers);
     expect(errorCodes(res)).toEqual(["BAD_USER_INPUT"]);
   });
 
   it("serves the balances and ledgers of every user of a list", async () => {
     const tenant = await newTenant(server);
-    for (let i = 0; i < 3; i++) await fund(server, tenant.clientId, await newUser(tenant), "USD", "10");
+    for (let i = 0; i < 3; i++) await fund(server, tenant.clientId, await createUser(server, tenant), "USD", "10");
     const res = await gql(server, `{ users { id balances { currency balance } ledger { amount } } }`, {}, tenant.headers);
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.users.map((u: { balances: unknown[] }) => u.balances)).toEqual(Array(3).fill([{ currency: "USD", balance: "10" }]));
@@ -207,7 +201,7 @@ describe("ledger verification", () => {
 describe("GET /v1/accounts/{currency}/{userId}", () => {
   it("answers the balance and the user's virtual account in that currency", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUser(tenant);
+    const userId = await createUser(server, tenant);
     await fund(server, tenant.clientId, userId, "USD", "12.34");
     const created = await rest(server, "POST", "/v1/virtual-account/usd", { headers: tenant.headers, body: { userId } });
     expect(created.status).toBe(200);
@@ -220,7 +214,7 @@ describe("GET /v1/accounts/{currency}/{userId}", () => {
 
   it("answers a zero balance and a null account when there is none; the path currency is case-insensitive", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUser(tenant);
+    const userId = await createUser(server, tenant);
     for (const currency of ["NGN", "eur", "Gbp"]) {
       const res = await rest(server, "GET", `/v1/accounts/${currency}/${userId}`, { headers: tenant.headers });
       expect(res.status).toBe(200);
@@ -230,7 +224,7 @@ describe("GET /v1/accounts/{currency}/{userId}", () => {
 
   it("refuses other currencies with 400 and names the supported ones", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUser(tenant);
+    const userId = await createUser(server, tenant);
     for (const currency of ["jpy", "mxn"]) {
       const res = await rest(server, "GET", `/v1/accounts/${currency}/${userId}`, { headers: tenant.headers });
       expect(res.status).toBe(400);
@@ -240,7 +234,7 @@ describe("GET /v1/accounts/{currency}/{userId}", () => {
 
   it("answers 404 for an unknown or another client's user, 400 for a non-UUID", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUser(tenant);
+    const userId = await createUser(server, tenant);
     const stranger = await newTenant(server);
     expect((await rest(server, "GET", `/v1/accounts/usd/${userId}`, { headers: stranger.headers })).status).toBe(404);
     expect((await rest(server, "GET", `/v1/accounts/usd/${crypto.randomUUID()}`, { headers: stranger.headers })).status).toBe(404);

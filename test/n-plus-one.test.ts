@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
-import { gql, rest, userInput } from "./support/http.js";
+import { createUser, gql, rest } from "./support/http.js";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -57,7 +57,7 @@ async function countSql(run: () => Promise<unknown>): Promise<number> {
 async function tenantWithUsers(n: number): Promise<Tenant> {
   const tenant = await newTenant(server);
   for (let i = 0; i < n; i++) {
-    const userId = (await rest(server, "POST", "/v1/user", { headers: tenant.headers, body: userInput() })).body.id;
+    const userId = await createUser(server, tenant);
     await rest(server, "POST", `/v1/accounts/usdc/${userId}`, { headers: tenant.headers, body: { chainType: "BASE" } });
     const card = (await rest(server, "GET", `/v1/virtual-cards/${userId}`, { headers: tenant.headers })).body;
     await server.app.db.prisma.cardTransaction.create({

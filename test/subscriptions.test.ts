@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startServer, newTenant, type TestServer } from "./support/server.js";
-import { rest, userInput } from "./support/http.js";
+import { createUser, rest } from "./support/http.js";
 import { completeDeposit, simulateUsdDeposit, userWithUsdAccount } from "./support/deposit-updates.js";
 import { subscribeSse, subscribeWs, SUBSCRIBE_SETTLE_MS, type Subscriber } from "./support/subscriptions.js";
 
@@ -79,7 +79,7 @@ describe.each([
   it("refuses another client's userId as NOT_FOUND, exactly like an unknown one", async () => {
     const owner = await newTenant(server);
     const stranger = await newTenant(server);
-    const ownersUser = (await rest(server, "POST", "/v1/user", { headers: owner.headers, body: userInput() })).body.id;
+    const ownersUser = await createUser(server, owner);
 
     for (const userId of [ownersUser, crypto.randomUUID()]) {
       const subscriber = await subscribe(stranger, { userId });

@@ -1,7 +1,7 @@
 import { isAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
-import { errorCodes, gql, rest, userInput } from "./support/http.js";
+import { createUser, errorCodes, gql, rest } from "./support/http.js";
 
 const ACCOUNT_FIELDS = ["id", "userId", "chain", "chainId", "address", "tokenAddress", "balance", "createdAt"];
 const USDC_ON_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
@@ -12,17 +12,13 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-async function newUserId(tenant: Tenant): Promise<string> {
-  return (await rest(server, "POST", "/v1/user", { headers: tenant.headers, body: userInput() })).body.id;
-}
-
 const createAccount = (tenant: Tenant, userId: string, chainType: unknown) =>
   rest(server, "POST", `/v1/accounts/usdc/${userId}`, { headers: tenant.headers, body: { chainType } });
 
 describe("POST /v1/accounts/usdc/{userId}", () => {
   it("creates the account at the user's wallet address (creating the wallet) with the real USDC contract", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUserId(tenant);
+    const userId = await createUser(server, tenant);
     const res = await createAccount(tenant, userId, "BASE");
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(ACCOUNT_FIELDS);
@@ -35,7 +31,7 @@ describe("POST /v1/accounts/usdc/{userId}", () => {
 
   it("is idempotent per chain, case-insensitively, also under concurrent requests", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUserId(tenant);
+    const userId = await createUser(server, tenant);
     const results = await Promise.all(["POLYGON", "polygon", "Polygon", "POLYGON"].map((chain) => createAccount(tenant, userId, chain)));
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
@@ -45,7 +41,7 @@ describe("POST /v1/accounts/usdc/{userId}", () => {
 
   it("shows the user's USDC ledger balance", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUserId(tenant);
+    const userId = await createUser(server, tenant);
     // The ledger writes these rows; here one is set up directly.
     await server.app.db.prisma.ledgerAccount.create({
       data: { clientId: tenant.clientId, userId, code: "USER", currency: "USDC", balance: "125.5" },
@@ -58,7 +54,7 @@ describe("POST /v1/accounts/usdc/{userId}", () => {
 
   it("answers 400 naming chainType when it is missing or unsupported", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUserId(tenant);
+    const userId = await createUser(server, tenant);
     for (const chainType of [undefined, "SOLANA", 1]) {
       const res = await createAccount(tenant, userId, chainType);
       expect(res.status).toBe(400);
@@ -72,7 +68,7 @@ describe("POST /v1/accounts/usdc/{userId}", () => {
     const bad = await createAccount(tenant, "x", "BASE");
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/userId/);
-    const foreignUser = await newUserId(other);
+    const foreignUser = await createUser(server, other);
     for (const userId of [crypto.randomUUID(), foreignUser]) {
       const res = await createAccount(tenant, userId, "BASE");
       expect(res.status).toBe(404);
@@ -85,7 +81,7 @@ describe("POST /v1/accounts/usdc/{userId}", () => {
 describe("GET /v1/accounts/usdc/{userId}", () => {
   it("lists the user's accounts (empty before any)", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUserId(tenant);
+    const userId = await createUser(server, tenant);
     const empty = await rest(server, "GET", `/v1/accounts/usdc/${userId}`, { headers: tenant.headers });
     expect(empty.status).toBe(200);
     expect(empty.body).toEqual([]);
@@ -98,7 +94,7 @@ describe("GET /v1/accounts/usdc/{userId}", () => {
 
   it("answers 404 for an unknown or another client's user, 400 for a malformed id", async () => {
     const [tenant, other] = await Promise.all([newTenant(server), newTenant(server)]);
-    const foreignUser = await newUserId(other);
+    const foreignUser = await createUser(server, other);
     await rest(server, "POST", `/v1/accounts/usdc/${foreignUser}`, { headers: other.headers, body: { chainType: "BASE" } });
     for (const userId of [crypto.randomUUID(), foreignUser]) {
       const res = await rest(server, "GET", `/v1/accounts/usdc/${userId}`, { headers: tenant.headers });
@@ -111,7 +107,7 @@ describe("GET /v1/accounts/usdc/{userId}", () => {
 describe("GET /v1/accounts/usdc/{userId}/{chain}", () => {
   it("returns the account on that chain, case-insensitively", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUserId(tenant);
+    const userId = await createUser(server, tenant);
     const created = await createAccount(tenant, userId, "OPTIMISM");
     const res = await rest(server, "GET", `/v1/accounts/usdc/${userId}/optimism`, { headers: tenant.headers });
     expect(res.status).toBe(200);
@@ -120,7 +116,7 @@ describe("GET /v1/accounts/usdc/{userId}/{chain}", () => {
 
   it("answers 404 when there is no account on that chain or the user is another client's", async () => {
     const [tenant, other] = await Promise.all([newTenant(server), newTenant(server)]);
-    const userId = await newUserId(tenant);
+    const userId = await createUser(server, tenant);
     await createAccount(tenant, userId, "ETHEREUM");
     const missing = await rest(server, "GET", `/v1/accounts/usdc/${userId}/BASE`, { headers: tenant.headers });
     expect(missing.status).toBe(404);
@@ -131,7 +127,7 @@ describe("GET /v1/accounts/usdc/{userId}/{chain}", () => {
 
   it("answers 400 for an unknown chain", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUserId(tenant);
+    const userId = await createUser(server, tenant);
     const res = await rest(server, "GET", `/v1/accounts/usdc/${userId}/DOGECHAIN`, { headers: tenant.headers });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/chain/);
@@ -141,7 +137,7 @@ describe("GET /v1/accounts/usdc/{userId}/{chain}", () => {
 describe("GraphQL USDC accounts", () => {
   it("createUsdcAccount and User.usdcAccounts agree; usdcAccount is NOT_FOUND on a chain without account", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUserId(tenant);
+    const userId = await createUser(server, tenant);
     const created = await gql(
       server,
       `mutation ($id: ID!) { createUsdcAccount(userId: $id, chainType: "base") { id chain chainId balance } }`,

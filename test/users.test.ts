@@ -9,12 +9,12 @@ beforeAll(async () => {
 afterAll(() => server?.stop());
 
 const USER_FIELDS = ["id", "createdAt", "updatedAt", "firstName", "lastName", "phoneNumber", "email", "clientId"];
-const createUser = (tenant: Tenant, body: unknown) => rest(server, "POST", "/v1/user", { headers: tenant.headers, body });
+const postUser = (tenant: Tenant, body: unknown) => rest(server, "POST", "/v1/user", { headers: tenant.headers, body });
 
 /** Creates users one after another; their ids in the list's order (oldest first, ties by id). */
 async function createUsers(tenant: Tenant, count: number): Promise<string[]> {
   const users: { id: string; createdAt: string }[] = [];
-  for (let i = 0; i < count; i++) users.push((await createUser(tenant, userInput())).body);
+  for (let i = 0; i < count; i++) users.push((await postUser(tenant, userInput())).body);
   return users.sort((x, y) => x.createdAt.localeCompare(y.createdAt) || x.id.localeCompare(y.id)).map((u) => u.id);
 }
 
@@ -22,7 +22,7 @@ describe("POST /v1/user", () => {
   it("creates a user and answers 201 with the contract's fields", async () => {
     const tenant = await newTenant(server);
     const input = userInput({ email: "Grace@Example.COM" });
-    const res = await createUser(tenant, input);
+    const res = await postUser(tenant, input);
     expect(res.status).toBe(201);
     expect(Object.keys(res.body)).toEqual(USER_FIELDS);
     expect(res.body.email).toBe("grace@example.com");
@@ -34,16 +34,16 @@ describe("POST /v1/user", () => {
   it("answers 400 {error} when the email is taken in the same tenant, whatever its case", async () => {
     const tenant = await newTenant(server);
     const email = `taken-${crypto.randomUUID()}@example.com`;
-    expect((await createUser(tenant, userInput({ email }))).status).toBe(201);
-    const res = await createUser(tenant, userInput({ email: email.toUpperCase() }));
+    expect((await postUser(tenant, userInput({ email }))).status).toBe(201);
+    const res = await postUser(tenant, userInput({ email: email.toUpperCase() }));
     expect(res.status).toBe(400);
     expect(Object.keys(res.body)).toEqual(["error"]);
   });
 
   it("lets another tenant use the same email", async () => {
     const email = `shared-${crypto.randomUUID()}@example.com`;
-    expect((await createUser(await newTenant(server), userInput({ email }))).status).toBe(201);
-    expect((await createUser(await newTenant(server), userInput({ email }))).status).toBe(201);
+    expect((await postUser(await newTenant(server), userInput({ email }))).status).toBe(201);
+    expect((await postUser(await newTenant(server), userInput({ email }))).status).toBe(201);
   });
 
   it.each([
@@ -64,7 +64,7 @@ describe("POST /v1/user", () => {
     ["email", { email: null }],
   ])("refuses a bad %s (%j) with 400 naming the field", async (field, override) => {
     const tenant = await newTenant(server);
-    const res = await createUser(tenant, userInput(override));
+    const res = await postUser(tenant, userInput(override));
     expect(res.status).toBe(400);
     expect(Object.keys(res.body)).toEqual(["error"]);
     expect(res.body.error).toContain(field);
@@ -74,14 +74,14 @@ describe("POST /v1/user", () => {
     const tenant = await newTenant(server);
     const input: Record<string, unknown> = userInput();
     delete input[field];
-    const res = await createUser(tenant, input);
+    const res = await postUser(tenant, input);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: `${field} is required` });
   });
 
   it("accepts names of exactly 100 characters and a mobile number outside North America", async () => {
     const tenant = await newTenant(server);
-    const res = await createUser(tenant, userInput({ firstName: "x".repeat(100), phoneNumber: "+447400123456" }));
+    const res = await postUser(tenant, userInput({ firstName: "x".repeat(100), phoneNumber: "+447400123456" }));
     expect(res.status).toBe(201);
   });
 });
@@ -121,7 +121,7 @@ describe("GET /v1/user", () => {
 describe("GET /v1/user/{userId}", () => {
   it("answers 200 with the user", async () => {
     const tenant = await newTenant(server);
-    const created = await createUser(tenant, userInput());
+    const created = await postUser(tenant, userInput());
     const res = await rest(server, "GET", `/v1/user/${created.body.id}`, { headers: tenant.headers });
     expect(res.status).toBe(200);
     expect(res.body).toEqual(created.body);
@@ -146,8 +146,8 @@ describe("tenant isolation", () => {
   it("another tenant's user is exactly as unknown as a missing one, by id and in lists", async () => {
     const a = await newTenant(server);
     const b = await newTenant(server);
-    const aUser = (await createUser(a, userInput())).body;
-    const bUser = (await createUser(b, userInput())).body;
+    const aUser = (await postUser(a, userInput())).body;
+    const bUser = (await postUser(b, userInput())).body;
     const byId = await rest(server, "GET", `/v1/user/${aUser.id}`, { headers: b.headers });
     const unknown = await rest(server, "GET", `/v1/user/${crypto.randomUUID()}`, { headers: b.headers });
     expect(byId.status).toBe(404);
@@ -161,7 +161,7 @@ describe("tenant isolation", () => {
 describe("users over GraphQL", () => {
   it("the REST and GraphQL answers for one user agree field by field", async () => {
     const tenant = await newTenant(server);
-    const created = await createUser(tenant, userInput());
+    const created = await postUser(tenant, userInput());
     const viaGraphql = await gql(server, `query ($id: ID!) { user(id: $id) { ${USER_FIELDS.join(" ")} } users { id } }`, { id: created.body.id }, tenant.headers);
     expect(viaGraphql.body.data.user).toEqual(created.body);
     expect(viaGraphql.body.data.users).toEqual([{ id: created.body.id }]);

@@ -4,7 +4,7 @@ import { clabe } from "clabe-validator";
 import { isValidBIC, isValidIBAN } from "ibantools";
 import { isAddress } from "viem";
 import { startServer, newTenant, type Tenant, type TestServer } from "./support/server.js";
-import { errorCodes, gql, rest, userInput } from "./support/http.js";
+import { createUser, errorCodes, gql, rest } from "./support/http.js";
 import type { BankingProvider } from "../src/providers/banking.js";
 
 const COMMON_KEYS = ["id", "userId", "currency", "createdAt", "destinationAsset", "destinationNetwork", "destinationAddress"];
@@ -18,12 +18,6 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-async function newUser(tenant: Tenant, overrides: Record<string, unknown> = {}) {
-  const res = await rest(server, "POST", "/v1/user", { headers: tenant.headers, body: userInput(overrides) });
-  expect(res.status).toBe(201);
-  return res.body as { id: string; firstName: string; lastName: string };
-}
-
 const createAccount = (tenant: Tenant, currency: string, body: Record<string, unknown>, on = server) =>
   rest(on, "POST", `/v1/virtual-account/${currency}`, { headers: tenant.headers, body });
 
@@ -35,19 +29,19 @@ async function accountsOf(tenant: Tenant, userId: string) {
 describe("POST /v1/virtual-account/{currency}: shapes per currency", () => {
   it("issues an NGN account in the NGN shape with a 10-digit account number and the user's name", async () => {
     const tenant = await newTenant(server);
-    const user = await newUser(tenant, { firstName: "Chinua", lastName: "Achebe" });
-    const res = await createAccount(tenant, "ngn", { userId: user.id });
+    const userId = await createUser(server, tenant, { firstName: "Chinua", lastName: "Achebe" });
+    const res = await createAccount(tenant, "ngn", { userId });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(NGN_KEYS);
-    expect(res.body).toMatchObject({ userId: user.id, currency: "NGN", accountName: "Chinua Achebe" });
+    expect(res.body).toMatchObject({ userId: userId, currency: "NGN", accountName: "Chinua Achebe" });
     expect(res.body.accountNumber).toMatch(/^\d{10}$/);
     expect(res.body.bankCode).toMatch(/^\d{3}$/);
   });
 
   it("issues a USD account with a valid ABA routing number", async () => {
     const tenant = await newTenant(server);
-    const user = await newUser(tenant, { firstName: "Grace", lastName: "Hopper" });
-    const res = await createAccount(tenant, "usd", { userId: user.id });
+    const userId = await createUser(server, tenant, { firstName: "Grace", lastName: "Hopper" });
+    const res = await createAccount(tenant, "usd", { userId });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(FIAT_KEYS);
     expect(res.body).toMatchObject({ currency: "USD", accountHolderName: "Grace Hopper", accountHolderType: "individual" });
@@ -56,8 +50,8 @@ describe("POST /v1/virtual-account/{currency}: shapes per currency", () => {
 
   it("issues a EUR account whose number is a valid IBAN and routing number a valid BIC", async () => {
     const tenant = await newTenant(server);
-    const user = await newUser(tenant);
-    const res = await createAccount(tenant, "EUR", { userId: user.id });
+    const userId = await createUser(server, tenant);
+    const res = await createAccount(tenant, "EUR", { userId });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(FIAT_KEYS);
     expect(isValidIBAN(res.body.accountNumber)).toBe(true);
@@ -66,8 +60,8 @@ describe("POST /v1/virtual-account/{currency}: shapes per currency", () => {
 
   it("issues an MXN account whose number is a valid CLABE", async () => {
     const tenant = await newTenant(server);
-    const user = await newUser(tenant);
-    const res = await createAccount(tenant, "mxn", { userId: user.id });
+    const userId = await createUser(server, tenant);
+    const res = await createAccount(tenant, "mxn", { userId });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(FIAT_KEYS);
     expect(clabe.validate(res.body.accountNumber).ok).toBe(true);
@@ -75,8 +69,8 @@ describe("POST /v1/virtual-account/{currency}: shapes per currency", () => {
 
   it("issues a BRL account in the bank shape", async () => {
     const tenant = await newTenant(server);
-    const user = await newUser(tenant);
-    const res = await createAccount(tenant, "Brl", { userId: user.id });
+    const userId = await createUser(server, tenant);
+    const res = await createAccount(tenant, "Brl", { userId });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(FIAT_KEYS);
     expect(res.body.currency).toBe("BRL");
@@ -87,12 +81,12 @@ describe("POST /v1/virtual-account/{currency}: shapes per currency", () => {
 describe("POST /v1/virtual-account/{currency}: destination", () => {
   it("defaults to USDC on ETHEREUM sent to the user's own wallet, created once", async () => {
     const tenant = await newTenant(server);
-    const user = await newUser(tenant);
-    const ngn = await createAccount(tenant, "ngn", { userId: user.id });
-    const usd = await createAccount(tenant, "usd", { userId: user.id });
+    const userId = await createUser(server, tenant);
+    const ngn = await createAccount(tenant, "ngn", { userId });
+    const usd = await createAccount(tenant, "usd", { userId });
     expect(ngn.body).toMatchObject({ destinationAsset: "USDC", destinationNetwork: "ETHEREUM" });
     expect(isAddress(ngn.body.destinationAddress, { strict: true })).toBe(true);
-    const wallet = await rest(server, "GET", `/v1/wallet/${user.id}`, { headers: tenant.headers });
+    const wallet = await rest(server, "GET", `/v1/wallet/${userId}`, { headers: tenant.headers });
     expect(wallet.status).toBe(200);
     expect(ngn.body.destinationAddress).toBe(wallet.body.address);
     expect(usd.body.destinationAddress).toBe(wallet.body.address);
@@ -100,8 +94,8 @@ describe("POST /v1/virtual-account/{currency}: destination", () => {
 
   it("echoes an explicit asset, network and address", async () => {
     const tenant = await newTenant(server);
-    const user = await newUser(tenant);
-    const res = await createAccount(tenant, "eur", { userId: user.id, destinationAsset: "DAI", destinationNetwork: "BASE", address: CHECKSUMMED });
+    const userId = await createUser(server, tenant);
+    const res = await createAccount(tenant, "eur", { userId: userId, destinationAsset: "DAI", destinationNetwork: "BASE", address: CHECKSUMMED });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ destinationAsset: "DAI", destinationNetwork: "BASE", destinationAddress: CHECKSUMMED });
   });
@@ -114,8 +108,8 @@ describe("POST /v1/virtual-account/{currency}: destination", () => {
     ["address", { address: 42 }],
   ])("refuses a bad %s with 400 naming it", async (field, body) => {
     const tenant = await newTenant(server);
-    const user = await newUser(tenant);
-    const res = await createAccount(tenant, "usd", { userId: user.id, ...body });
+    const userId = await createUser(server, tenant);
+    const res = await createAccount(tenant, "usd", { userId: userId, ...body });
     expect(res.status).toBe(400);
     expect(Object.keys(res.body)).toEqual(["error"]);
     expect(res.body.error).toContain(field);
@@ -125,8 +119,8 @@ describe("POST /v1/virtual-account/{currency}: destination", () => {
 describe("POST /v1/virtual-account/{currency}: errors", () => {
   it("refuses an unsupported currency with 400 naming the supported ones", async () => {
     const tenant = await newTenant(server);
-    const user = await newUser(tenant);
-    const res = await createAccount(tenant, "gbp", { userId: user.id });
+    const userId = await createUser(server, tenant);
+    const res = await createAccount(tenant, "gbp", { userId });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: "Unsupported currency gbp; supported: NGN, USD, EUR, MXN, BRL" });
   });
@@ -143,12 +137,12 @@ describe("POST /v1/virtual-account/{currency}: errors", () => {
   it("answers 404 for an unknown user and for another client's user, creating nothing", async () => {
     const tenant = await newTenant(server);
     const other = await newTenant(server);
-    const theirs = await newUser(other);
+    const theirs = await createUser(server, other);
     const unknown = await createAccount(tenant, "usd", { userId: crypto.randomUUID() });
-    const foreign = await createAccount(tenant, "usd", { userId: theirs.id });
+    const foreign = await createAccount(tenant, "usd", { userId: theirs });
     expect([unknown.status, foreign.status]).toEqual([404, 404]);
     expect(foreign.body).toEqual(unknown.body);
-    expect(await accountsOf(other, theirs.id)).toEqual([]);
+    expect(await accountsOf(other, theirs)).toEqual([]);
   });
 
   it("answers 500 with {error, details} when the provider fails, without leaking its message or keeping a row", async () => {
@@ -162,14 +156,14 @@ describe("POST /v1/virtual-account/{currency}: errors", () => {
     const broken = await startServer({ providers: { fiatBank: failing } });
     try {
       const tenant = await newTenant(broken);
-      const user = await rest(broken, "POST", "/v1/user", { headers: tenant.headers, body: userInput() });
-      const res = await createAccount(tenant, "usd", { userId: user.body.id }, broken);
+      const userId = await createUser(broken, tenant);
+      const res = await createAccount(tenant, "usd", { userId: userId }, broken);
       expect(res.status).toBe(500);
       expect(Object.keys(res.body).sort()).toEqual(["details", "error"]);
       expect(JSON.stringify(res.body)).not.toMatch(/ECONNREFUSED|s3cr3t/);
-      const ngn = await createAccount(tenant, "ngn", { userId: user.body.id }, broken);
+      const ngn = await createAccount(tenant, "ngn", { userId: userId }, broken);
       expect(ngn.status).toBe(200);
-      const listed = await gql(broken, `query ($id: ID!) { user(id: $id) { virtualAccounts { currency } } }`, { id: user.body.id }, tenant.headers);
+      const listed = await gql(broken, `query ($id: ID!) { user(id: $id) { virtualAccounts { currency } } }`, { id: userId }, tenant.headers);
       expect(listed.body.data?.user?.virtualAccounts).toEqual([{ currency: "NGN" }]);
     } finally {
       await broken.stop();
@@ -180,33 +174,33 @@ describe("POST /v1/virtual-account/{currency}: errors", () => {
 describe("POST /v1/virtual-account/{currency}: one account per user and currency", () => {
   it("returns the existing account on a repeat, whatever the new body says", async () => {
     const tenant = await newTenant(server);
-    const user = await newUser(tenant);
-    const first = await createAccount(tenant, "usd", { userId: user.id });
-    const again = await createAccount(tenant, "USD", { userId: user.id, destinationAsset: "USDT", address: CHECKSUMMED });
+    const userId = await createUser(server, tenant);
+    const first = await createAccount(tenant, "usd", { userId });
+    const again = await createAccount(tenant, "USD", { userId: userId, destinationAsset: "USDT", address: CHECKSUMMED });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
   });
 
   it("keeps one account under 10 concurrent creations", async () => {
     const tenant = await newTenant(server);
-    const user = await newUser(tenant);
-    const results = await Promise.all(Array.from({ length: 10 }, () => createAccount(tenant, "mxn", { userId: user.id })));
+    const userId = await createUser(server, tenant);
+    const results = await Promise.all(Array.from({ length: 10 }, () => createAccount(tenant, "mxn", { userId })));
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
     expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
-    expect(await accountsOf(tenant, user.id)).toEqual([{ id: results[0].body.id, currency: "MXN" }]);
+    expect(await accountsOf(tenant, userId)).toEqual([{ id: results[0].body.id, currency: "MXN" }]);
   });
 });
 
 describe("GraphQL virtual accounts", () => {
   it("lists a user's accounts under User.virtualAccounts with both shapes' fields", async () => {
     const tenant = await newTenant(server);
-    const user = await newUser(tenant);
-    const ngn = await createAccount(tenant, "ngn", { userId: user.id });
-    const eur = await createAccount(tenant, "eur", { userId: user.id });
+    const userId = await createUser(server, tenant);
+    const ngn = await createAccount(tenant, "ngn", { userId });
+    const eur = await createAccount(tenant, "eur", { userId });
     const res = await gql(
       server,
       `query ($id: ID!) { user(id: $id) { virtualAccounts { id currency accountNumber bankCode routingNumber } } }`,
-      { id: user.id },
+      { id: userId },
       tenant.headers,
     );
     expect(res.body.data?.user?.virtualAccounts).toEqual([
@@ -217,11 +211,11 @@ describe("GraphQL virtual accounts", () => {
 
   it("creates through createVirtualAccount and reports bad input as BAD_USER_INPUT", async () => {
     const tenant = await newTenant(server);
-    const user = await newUser(tenant);
+    const userId = await createUser(server, tenant);
     const mutation = `mutation ($input: CreateVirtualAccountInput!) { createVirtualAccount(input: $input) { currency destinationNetwork } }`;
-    const ok = await gql(server, mutation, { input: { currency: "brl", userId: user.id, destinationNetwork: "polygon" } }, tenant.headers);
+    const ok = await gql(server, mutation, { input: { currency: "brl", userId: userId, destinationNetwork: "polygon" } }, tenant.headers);
     expect(ok.body.data?.createVirtualAccount).toEqual({ currency: "BRL", destinationNetwork: "POLYGON" });
-    const bad = await gql(server, mutation, { input: { currency: "XYZ", userId: user.id } }, tenant.headers);
+    const bad = await gql(server, mutation, { input: { currency: "XYZ", userId: userId } }, tenant.headers);
     expect(errorCodes(bad)).toEqual(["BAD_USER_INPUT"]);
   });
 });

@@ -1,8 +1,8 @@
 import { isAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SandboxCustodian } from "../src/providers/custodian.js";
-import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
-import { errorCodes, gql, rest, userInput } from "./support/http.js";
+import { newTenant, startServer, type TestServer } from "./support/server.js";
+import { createUser, errorCodes, gql, rest } from "./support/http.js";
 
 const WALLET_FIELDS = ["id", "userId", "clientId", "walletId", "addressId", "address", "blockchain", "createdAt", "updatedAt"];
 
@@ -12,14 +12,10 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-async function newUserId(tenant: Tenant): Promise<string> {
-  return (await rest(server, "POST", "/v1/user", { headers: tenant.headers, body: userInput() })).body.id;
-}
-
 describe("POST /v1/wallet", () => {
   it("creates a custodial wallet with exactly the contract's fields and a valid EIP-55 address", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUserId(tenant);
+    const userId = await createUser(server, tenant);
     const res = await rest(server, "POST", "/v1/wallet", { headers: tenant.headers, body: { userId } });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(WALLET_FIELDS);
@@ -30,7 +26,7 @@ describe("POST /v1/wallet", () => {
 
   it("returns the existing wallet on a repeat, and one wallet under concurrent requests", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUserId(tenant);
+    const userId = await createUser(server, tenant);
     const custodianCalls = vi.spyOn(SandboxCustodian.prototype, "createWallet");
     const results = await Promise.all(
       Array.from({ length: 10 }, () => rest(server, "POST", "/v1/wallet", { headers: tenant.headers, body: { userId } })),
@@ -46,7 +42,7 @@ describe("POST /v1/wallet", () => {
 
   it("gives different users different addresses", async () => {
     const tenant = await newTenant(server);
-    const [a, b] = await Promise.all([newUserId(tenant), newUserId(tenant)]);
+    const [a, b] = await Promise.all([createUser(server, tenant), createUser(server, tenant)]);
     const [wa, wb] = await Promise.all([a, b].map((userId) => rest(server, "POST", "/v1/wallet", { headers: tenant.headers, body: { userId } })));
     expect(wa.body.address).not.toBe(wb.body.address);
   });
@@ -63,7 +59,7 @@ describe("POST /v1/wallet", () => {
 
   it("answers 404 for an unknown user and for another client's user", async () => {
     const [tenant, other] = await Promise.all([newTenant(server), newTenant(server)]);
-    const foreignUser = await newUserId(other);
+    const foreignUser = await createUser(server, other);
     for (const userId of [crypto.randomUUID(), foreignUser]) {
       const res = await rest(server, "POST", "/v1/wallet", { headers: tenant.headers, body: { userId } });
       expect(res.status).toBe(404);
@@ -95,18 +91,18 @@ describe("POST /v1/wallet when the custodian fails", () => {
 
   it("answers 500 {error} without internal details and stores no wallet", async () => {
     const tenant = await newTenant(failing);
-    const user = await rest(failing, "POST", "/v1/user", { headers: tenant.headers, body: userInput() });
-    const res = await rest(failing, "POST", "/v1/wallet", { headers: tenant.headers, body: { userId: user.body.id } });
+    const userId = await createUser(failing, tenant);
+    const res = await rest(failing, "POST", "/v1/wallet", { headers: tenant.headers, body: { userId } });
     expect(res.status).toBe(500);
     expect(Object.keys(res.body)).toEqual(["error"]);
     expect(res.body.error).not.toMatch(/internal detail/);
-    expect(await failing.app.db.prisma.wallet.count({ where: { userId: user.body.id } })).toBe(0);
+    expect(await failing.app.db.prisma.wallet.count({ where: { userId } })).toBe(0);
   });
 
   it("is a PROVIDER_ERROR on GraphQL", async () => {
     const tenant = await newTenant(failing);
-    const user = await rest(failing, "POST", "/v1/user", { headers: tenant.headers, body: userInput() });
-    const res = await gql(failing, `mutation ($id: ID!) { createWallet(userId: $id) { id } }`, { id: user.body.id }, tenant.headers);
+    const userId = await createUser(failing, tenant);
+    const res = await gql(failing, `mutation ($id: ID!) { createWallet(userId: $id) { id } }`, { id: userId }, tenant.headers);
     expect(errorCodes(res)).toEqual(["PROVIDER_ERROR"]);
   });
 });
@@ -114,7 +110,7 @@ describe("POST /v1/wallet when the custodian fails", () => {
 describe("GET /v1/wallet/{userId}", () => {
   it("returns the user's wallet", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUserId(tenant);
+    const userId = await createUser(server, tenant);
     const created = await rest(server, "POST", "/v1/wallet", { headers: tenant.headers, body: { userId } });
     const res = await rest(server, "GET", `/v1/wallet/${userId}`, { headers: tenant.headers });
     expect(res.status).toBe(200);
@@ -123,7 +119,7 @@ describe("GET /v1/wallet/{userId}", () => {
 
   it("answers 404 when the user has no wallet, is unknown, or belongs to another client", async () => {
     const [tenant, other] = await Promise.all([newTenant(server), newTenant(server)]);
-    const [withoutWallet, foreignUser] = await Promise.all([newUserId(tenant), newUserId(other)]);
+    const [withoutWallet, foreignUser] = await Promise.all([createUser(server, tenant), createUser(server, other)]);
     await rest(server, "POST", "/v1/wallet", { headers: other.headers, body: { userId: foreignUser } });
     for (const userId of [withoutWallet, crypto.randomUUID(), foreignUser]) {
       const res = await rest(server, "GET", `/v1/wallet/${userId}`, { headers: tenant.headers });
@@ -143,7 +139,7 @@ describe("GET /v1/wallet/{userId}", () => {
 describe("GraphQL wallets", () => {
   it("exposes User.wallet: null before creation, the wallet after; no key material anywhere", async () => {
     const tenant = await newTenant(server);
-    const userId = await newUserId(tenant);
+    const userId = await createUser(server, tenant);
     const query = `query ($id: ID!) { user(id: $id) { wallet { id address walletId } } }`;
     const before = await gql(server, query, { id: userId }, tenant.headers);
     expect(before.body.data.user.wallet).toBeNull();
@@ -156,7 +152,7 @@ describe("GraphQL wallets", () => {
 
   it("wallet(userId) is NOT_FOUND for another client's user", async () => {
     const [tenant, other] = await Promise.all([newTenant(server), newTenant(server)]);
-    const foreignUser = await newUserId(other);
+    const foreignUser = await createUser(server, other);
     await rest(server, "POST", "/v1/wallet", { headers: other.headers, body: { userId: foreignUser } });
     const res = await gql(server, `query ($id: ID!) { wallet(userId: $id) { id } }`, { id: foreignUser }, tenant.headers);
     expect(errorCodes(res)).toEqual(["NOT_FOUND"]);

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, newTenant, type Tenant, type TestServer } from "./support/server.js";
-import { rest } from "./support/http.js";
-import { balancesOf, depositsOf, ledgerOf, newUser, newVirtualAccount, postWebhook, signature } from "./support/deposits.js";
+import { createUser, rest } from "./support/http.js";
+import { balancesOf, depositsOf, ledgerOf, newVirtualAccount, postWebhook, signature } from "./support/deposits.js";
 
 const ETHEREUM_USDC = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48";
+const ETHEREUM_DAI = "0x6B175474E89094C44Da98b954EedeAC495271d0F";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -17,7 +18,7 @@ const now = () => Math.floor(Date.now() / 1000);
 /** A user with an NGN virtual account, and a received-payment event addressed to it. */
 async function ngnSetup() {
   const tenant = await newTenant(server);
-  const userId = await newUser(server, tenant);
+  const userId = await createUser(server, tenant);
   const account = await newVirtualAccount(server, tenant, userId, "NGN");
   const reference = `ref_${crypto.randomUUID()}`;
   const received = {
@@ -179,7 +180,7 @@ describe("exactly once", () => {
 describe("on-chain watcher", () => {
   async function chainSetup() {
     const tenant = await newTenant(server);
-    const userId = await newUser(server, tenant);
+    const userId = await createUser(server, tenant);
     const wallet = await rest(server, "POST", "/v1/wallet", { headers: tenant.headers, body: { userId } });
     const transactionHash = `0x${"1f".repeat(32)}`;
     const received = {
@@ -205,6 +206,19 @@ describe("on-chain watcher", () => {
     const [deposit] = await depositsOf(server, tenant, userId);
     expect(deposit).toMatchObject({ status: "COMPLETED", currency: "USDC", amount: 100.000001, tokenAddress: ETHEREUM_USDC, chainId: 1 });
     expect(await balancesOf(server, tenant, userId)).toEqual({ USDC: "100.000001" });
+  });
+
+  it("refuses a JSON-number amount longer than a double keeps exactly (400): it must come as a string", async () => {
+    const { tenant, userId, received } = await chainSetup();
+    // JSON.parse reads this DAI amount as 0.12345678901234568: not the amount the provider sent.
+    const rawBody = JSON.stringify({ ...received, data: { ...received.data, currency: "DAI", tokenAddress: ETHEREUM_DAI } }).replace(
+      '"amount":"100.000001"',
+      '"amount":0.123456789012345678',
+    );
+    const res = await postWebhook(server, "sandbox-chain", rawBody);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/amount .*send it as a string/);
+    expect(await depositsOf(server, tenant, userId)).toEqual([]);
   });
 
   it("refuses another token contract (400), an unsupported chain (400) and an unknown address (404)", async () => {

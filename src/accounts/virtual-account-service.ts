@@ -2,28 +2,22 @@ import { isAddress } from "viem";
 import { z } from "zod";
 import type { Prisma, PrismaClient, VirtualAccount } from "../generated/prisma/client.js";
 import { isUniqueViolation } from "../db/errors.js";
-import { AppError, badInput } from "../errors.js";
+import { AppError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { BankAccountDetails, BankingProvider } from "../providers/banking.js";
 import type { UserService } from "../users/service.js";
-import { parseInput, uuid } from "../validation.js";
+import { parseCurrency, parseInput, upperCaseCode, uuid } from "../validation.js";
 
 export const VIRTUAL_ACCOUNT_CURRENCIES = ["NGN", "USD", "EUR", "MXN", "BRL"] as const;
-export type VirtualAccountCurrency = (typeof VIRTUAL_ACCOUNT_CURRENCIES)[number];
+type VirtualAccountCurrency = (typeof VIRTUAL_ACCOUNT_CURRENCIES)[number];
 
 const DESTINATION_ASSETS = ["USDC", "USDT", "DAI"] as const;
 const DESTINATION_NETWORKS = ["ETHEREUM", "POLYGON", "BASE", "ARBITRUM", "OPTIMISM"] as const;
 
-const oneOf = <T extends readonly [string, ...string[]]>(field: string, values: T) =>
-  z
-    .string({ error: `${field} must be one of ${values.join(", ")}` })
-    .transform((value) => value.toUpperCase())
-    .pipe(z.enum(values, { error: `${field} must be one of ${values.join(", ")}` }));
-
 const CreateVirtualAccount = z.object({
   userId: uuid("userId"),
-  destinationAsset: oneOf("destinationAsset", DESTINATION_ASSETS).default("USDC"),
-  destinationNetwork: oneOf("destinationNetwork", DESTINATION_NETWORKS).default("ETHEREUM"),
+  destinationAsset: upperCaseCode("destinationAsset", DESTINATION_ASSETS).default("USDC"),
+  destinationNetwork: upperCaseCode("destinationNetwork", DESTINATION_NETWORKS).default("ETHEREUM"),
   address: z
     .string({ error: "address must be a 0x EVM address" })
     .refine((value) => isAddress(value, { strict: true }), "address must be a 0x EVM address (EIP-55 checksummed when mixed-case)")
@@ -43,22 +37,12 @@ type Deps = {
   logger: Logger;
 };
 
-/** Case-insensitive; anything else is refused naming what is supported. */
-export function parseVirtualAccountCurrency(value: unknown): VirtualAccountCurrency {
-  const upper = typeof value === "string" ? value.toUpperCase() : "";
-  const supported = VIRTUAL_ACCOUNT_CURRENCIES.find((currency) => currency === upper);
-  if (!supported) {
-    throw badInput(`Unsupported currency ${String(value)}; supported: ${VIRTUAL_ACCOUNT_CURRENCIES.join(", ")}`);
-  }
-  return supported;
-}
-
 /** Bank accounts that receive fiat for a user; one per (user, currency). */
 export class VirtualAccountService {
   constructor(private readonly deps: Deps) {}
 
   async create(clientId: string, input: CreateVirtualAccountInput): Promise<VirtualAccount> {
-    const currency = parseVirtualAccountCurrency(input.currency);
+    const currency = parseCurrency(input.currency, VIRTUAL_ACCOUNT_CURRENCIES);
     const args = parseInput(CreateVirtualAccount, withoutNulls(input));
     const user = await this.deps.users.get(clientId, args.userId);
 

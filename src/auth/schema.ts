@@ -1,6 +1,6 @@
 import { builder } from "../graphql/builder.js";
 
-export const ClientType = builder.prismaObject("Client", {
+const ClientType = builder.prismaObject("Client", {
   fields: (t) => ({
     id: t.exposeID("id"),
     email: t.exposeString("email"),

@@ -4,7 +4,7 @@ import type { PrismaClient } from "../generated/prisma/client.js";
 import { AppError, unauthenticated } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Mailer } from "../providers/mailer.js";
-import { parseInput } from "../validation.js";
+import { email, parseInput } from "../validation.js";
 import type { ApiKeyService } from "../keys/service.js";
 import type { Credentials } from "./credentials.js";
 import { SessionTokens } from "./jwt.js";
@@ -20,8 +20,6 @@ export type AuthenticatedClient = {
   sessionId?: string;
   sessionExpiresAt?: Date;
 };
-
-const email = z.string({ error: "email is required" }).trim().toLowerCase().email({ error: "email must be a valid e-mail address" }).max(254);
 
 const OtpRequest = z.object({
   email,
@@ -76,15 +74,19 @@ export class AuthService {
       where: { email, consumedAt: null, expiresAt: { gt: new Date() } },
       orderBy: { createdAt: "desc" },
     });
-    if (!pending || pending.attempts >= OTP_MAX_ATTEMPTS) throw rejected();
+    if (!pending) throw rejected();
+    // Every guess takes one of the code's tries before it is compared, in one conditional update:
+    // however many guesses arrive together, at most OTP_MAX_ATTEMPTS of them are ever checked.
+    const tried = await this.deps.prisma.otpCode.updateMany({
+      where: { id: pending.id, consumedAt: null, attempts: { lt: OTP_MAX_ATTEMPTS } },
+      data: { attempts: { increment: 1 } },
+    });
+    if (tried.count !== 1) throw rejected();
     const matches = timingSafeEqual(Buffer.from(pending.codeHash, "hex"), Buffer.from(this.hashCode(email, otp), "hex"));
-    if (!matches) {
-      await this.deps.prisma.otpCode.update({ where: { id: pending.id }, data: { attempts: { increment: 1 } } });
-      throw rejected();
-    }
+    if (!matches) throw rejected();
     // Conditional update: of two concurrent verifications with the right code, only one wins.
     const consumed = await this.deps.prisma.otpCode.updateMany({
-      where: { id: pending.id, consumedAt: null, attempts: { lt: OTP_MAX_ATTEMPTS } },
+      where: { id: pending.id, consumedAt: null },
       data: { consumedAt: new Date() },
     });
     if (consumed.count !== 1) throw rejected();

@@ -1,15 +1,9 @@
-import { z } from "zod";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { notFound } from "../errors.js";
 import type { UserService } from "../users/service.js";
-import { parseInput, requireUuid } from "../validation.js";
+import { pageNumber, parseInput, requireUuid } from "../validation.js";
 
 const CARD_TRANSACTIONS_PER_PAGE = 20;
-
-const pageNumber = z
-  .number({ error: "page must be an integer ≥ 1" })
-  .int("page must be an integer ≥ 1")
-  .min(1, "page must be an integer ≥ 1");
 
 export const parsePageNumber = (page: unknown): number => parseInput(pageNumber, page);
 

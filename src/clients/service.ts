@@ -1,10 +1,10 @@
 import { z } from "zod";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { ApiKeyService } from "../keys/service.js";
-import { parseInput } from "../validation.js";
+import { email, parseInput } from "../validation.js";
 
 const NewClient = z.object({
-  email: z.string().trim().toLowerCase().email({ error: "email must be a valid e-mail address" }),
+  email,
   name: z.string().trim().min(1).max(100).optional(),
 });
 

@@ -8,26 +8,20 @@ import type { LedgerService } from "../ledger/service.js";
 import type { Posting } from "../ledger/types.js";
 import { CURRENCIES, currencyDecimals, RATE_DECIMALS, type Currency, type FxSource } from "../providers/fx.js";
 import type { UserService } from "../users/service.js";
-import { parseInput, uuid } from "../validation.js";
+import { parseInput, upperCaseCode, uuid } from "../validation.js";
 
 /** Our margin on the mid-market rate: the customer gets 0.5% fewer units of the target currency. */
-export const FX_SPREAD = new Exact("0.005");
+const FX_SPREAD = new Exact("0.005");
 /**
  * A transparent fee of 0.1% of the amount, in the FROM currency, rounded DOWN to its decimals (so a
  * tiny amount pays none). It is debited from the user as its own FEE entry and credited to FEES;
  * the rest of the amount is what gets converted.
  */
-export const CONVERSION_FEE_RATE = new Exact("0.001");
-export const QUOTE_TTL_MS = 30_000;
-
-const currency = (field: string) =>
-  z
-    .string({ error: `${field} must be one of ${CURRENCIES.join(", ")}` })
-    .transform((value) => value.trim().toUpperCase())
-    .pipe(z.enum(CURRENCIES, { error: `${field} must be one of ${CURRENCIES.join(", ")}` }));
+const CONVERSION_FEE_RATE = new Exact("0.001");
+const QUOTE_TTL_MS = 30_000;
 
 const Pair = z
-  .object({ from: currency("from"), to: currency("to"), amount: z.unknown() })
+  .object({ from: upperCaseCode("from", CURRENCIES), to: upperCaseCode("to", CURRENCIES), amount: z.unknown() })
   .refine((pair) => pair.from !== pair.to, { message: "from and to must be different currencies", path: ["to"] });
 
 const ConversionRequest = z.object({ userId: uuid("userId"), quoteId: uuid("quoteId").nullish() });

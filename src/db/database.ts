@@ -10,8 +10,6 @@ export type Database = {
   prisma: PrismaClient;
   /** The PostgreSQL pool behind Prisma; absent on the embedded database. */
   pool?: pg.Pool;
-  /** True when running on the embedded PGlite (one process, one connection). */
-  embedded: boolean;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 };
@@ -41,7 +39,6 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   return {
     prisma,
     pool,
-    embedded: false,
     ping: () => pool.query("SELECT 1").then(() => true, () => false),
     async close() {
       await prisma.$disconnect();
@@ -68,7 +65,6 @@ async function openEmbedded(dir: string, options: DatabaseOptions): Promise<Data
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) as unknown as PrismaPg });
   return {
     prisma,
-    embedded: true,
     ping: () => db.query("SELECT 1").then(() => true, () => false),
     async close() {
       await prisma.$disconnect();

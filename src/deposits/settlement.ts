@@ -40,7 +40,7 @@ export class DepositSettlement {
 
   private async forward(tx: Tx, deposit: Deposit, amount: Decimal) {
     const account = await tx.virtualAccount.findUniqueOrThrow({
-      where: { id: deposit.virtualAccountId! },
+      where: { id: deposit.virtualAccountId!, clientId: deposit.clientId },
       select: { destinationAsset: true, destinationAddress: true, user: { select: { wallet: { select: { address: true } } } } },
     });
     const { convertedAmount } = await this.deps.conversion.convertInTransaction(tx, {

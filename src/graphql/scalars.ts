@@ -1,4 +1,5 @@
 import { GraphQLError, Kind } from "graphql";
+import { exactDecimalOf } from "../ledger/amount.js";
 import { builder } from "./builder.js";
 
 const DECIMAL = /^-?\d+(\.\d+)?$/;
@@ -8,9 +9,13 @@ builder.scalarType("Decimal", {
   description: "An exact decimal number, as a string (for example \"1250.50\").",
   serialize: (value) => value.toString(),
   parseValue: (value) => {
-    const text = typeof value === "number" && Number.isFinite(value) ? String(value) : value;
-    if (typeof text !== "string" || !DECIMAL.test(text)) throw new GraphQLError("must be a decimal number");
-    return text;
+    if (typeof value === "number") {
+      const text = exactDecimalOf(value);
+      if (text === undefined) throw new GraphQLError("has more digits than a JSON number carries exactly; send it as a string");
+      return text;
+    }
+    if (typeof value !== "string" || !DECIMAL.test(value)) throw new GraphQLError("must be a decimal number");
+    return value;
   },
   parseLiteral: (node) => {
     if ((node.kind === Kind.STRING || node.kind === Kind.FLOAT || node.kind === Kind.INT) && DECIMAL.test(node.value)) {

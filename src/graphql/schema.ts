@@ -14,5 +14,6 @@ import "../cards/spending-schema.js";
 import "../accounts/balance-lookup-schema.js";
 import "../deposits/schema.js";
 import "../deposits/subscription.js";
+import "../withdrawals/schema.js";
 
 export const schema = builder.toSchema({ sortSchema: false });

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.js";
-import { AppError } from "../errors.js";
+import { notFound } from "../errors.js";
 import { requireUuid } from "../validation.js";
 
 const KEY_PATTERN = /^(fpk_[0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;
@@ -32,10 +32,10 @@ export class ApiKeyService {
   async revoke(clientId: string, keyId: string) {
     const id = requireUuid(keyId, "keyId");
     const key = await this.prisma.apiKey.findFirst({ where: { id, clientId } });
-    if (!key) throw new AppError("NOT_FOUND", "API key not found");
+    if (!key) throw notFound("API key");
     if (key.revokedAt) return key;
-    await this.prisma.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
-    return this.prisma.apiKey.findUniqueOrThrow({ where: { id } });
+    await this.prisma.apiKey.updateMany({ where: { id, clientId, revokedAt: null }, data: { revokedAt: new Date() } });
+    return this.prisma.apiKey.findUniqueOrThrow({ where: { id, clientId } });
   }
 
   /** Resolves a presented key to its client, or null for a malformed, unknown or revoked key. */

@@ -12,12 +12,26 @@ export const Exact = Decimal.clone({ precision: 60 });
 const MAX_AMOUNT = new Exact("1e15");
 const POSITIVE_DECIMAL = /^\d+(\.\d+)?$/;
 
+/** Every decimal of up to this many significant digits comes through a double (JSON.parse) unchanged. */
+const EXACT_DOUBLE_DIGITS = 15;
+
+/**
+ * A JSON number as decimal text, when it is sure to be the number that was sent; undefined for a
+ * longer one (0.123456789012345678 arrives as 0.12345678901234568), which must come as a string.
+ */
+export function exactDecimalOf(value: number): string | undefined {
+  if (!Number.isFinite(value)) return undefined;
+  const decimal = new Decimal(value);
+  return decimal.precision() <= EXACT_DOUBLE_DIGITS ? decimal.toFixed() : undefined;
+}
+
 /**
  * A money amount in its currency: a positive decimal (string, or a JSON number as REST sends it) with
  * no more decimals than the currency has. Anything else is a 400 naming the field.
  */
 export function parseAmount(value: unknown, currency: Currency, field = "amount"): Decimal {
-  const text = typeof value === "number" ? String(value) : typeof value === "string" ? value.trim() : "";
+  const text = typeof value === "number" ? exactDecimalOf(value) : typeof value === "string" ? value.trim() : "";
+  if (text === undefined) throw badInput(`${field} has more digits than a JSON number carries exactly; send it as a string`);
   if (!POSITIVE_DECIMAL.test(text)) throw badInput(`${field} must be a positive decimal number`);
   const amount = new Exact(text);
   if (amount.isZero()) throw badInput(`${field} must be greater than zero`);

@@ -1,7 +1,8 @@
-import { Decimal } from "decimal.js";
+import type { Decimal } from "decimal.js";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import type { Tx } from "../db/transaction.js";
 import { pageArgs, parseInput } from "../validation.js";
+import { Exact } from "./amount.js";
 import { postJournal } from "./post.js";
 import type { JournalInput } from "./types.js";
 import { verifyUserLedger } from "./verify.js";
@@ -29,23 +30,7 @@ export class LedgerService {
   /** The user's balance in one currency; zero when the account has never moved. */
   async balance(clientId: string, userId: string, currency: string): Promise<Decimal> {
     const account = await this.prisma.ledgerAccount.findFirst({ where: { clientId, userId, code: "USER", currency } });
-    return new Decimal(account?.balance.toString() ?? 0);
-  }
-
-  balances(clientId: string, userId: string) {
-    return this.prisma.ledgerAccount.findMany({ where: { clientId, userId, code: "USER" }, orderBy: { currency: "asc" } });
-  }
-
-  /** A user's entries, newest first. */
-  userEntries(clientId: string, userId: string, args: PageInput, query: Prisma.LedgerEntryFindManyArgs = {}) {
-    const { page, limit } = ledgerPage(args);
-    return this.prisma.ledgerEntry.findMany({
-      ...query,
-      where: { clientId, userId },
-      orderBy: NEWEST_FIRST,
-      skip: (page - 1) * limit,
-      take: limit,
-    });
+    return new Exact(account?.balance.toString() ?? 0);
   }
 
   /** Every user entry of the client, newest first, with paging totals. */

@@ -36,7 +36,7 @@ const weightedSum = (digits: string, weights: readonly number[]) =>
 const NUBAN_WEIGHTS = [3, 7, 3, 3, 7, 3, 3, 7, 3, 3, 7, 3];
 
 /** CBN NUBAN check digit over the 3-digit bank code and the 9-digit serial. */
-export function nubanCheckDigit(bankCode: string, serial: string): number {
+function nubanCheckDigit(bankCode: string, serial: string): number {
   return (10 - (weightedSum(bankCode + serial, NUBAN_WEIGHTS) % 10)) % 10;
 }
 
@@ -54,7 +54,7 @@ export function isValidAbaRouting(routingNumber: string): boolean {
   return /^\d{9}$/.test(routingNumber) && weightedSum(routingNumber, [3, 7, 1]) % 10 === 0;
 }
 
-export function abaCheckDigit(first8: string): number {
+function abaCheckDigit(first8: string): number {
   return (10 - (weightedSum(first8, [3, 7, 1]) % 10)) % 10;
 }
 

@@ -22,7 +22,7 @@ const VALIDITY_YEARS = 3;
 const randomDigits = (count: number) => Array.from({ length: count }, () => randomInt(10)).join("");
 
 /** The digit that makes `payload` + digit pass the Luhn check. */
-export function luhnCheckDigit(payload: string): number {
+function luhnCheckDigit(payload: string): number {
   let sum = 0;
   for (let i = 0; i < payload.length; i++) {
     let d = Number(payload[payload.length - 1 - i]);

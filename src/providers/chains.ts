@@ -24,7 +24,6 @@ export const NETWORKS = [
 }[];
 
 export type Network = (typeof NETWORKS)[number];
-export type NetworkName = Network["name"];
 
 export function networkByName(name: string): Network | undefined {
   const upper = name.toUpperCase();

@@ -8,7 +8,7 @@ export interface Mailer {
   close(): void;
 }
 
-/** SMTP through SMTP_URL; without it, development mode writes the mail to the log instead. */
+/** SMTP through SMTP_URL; without it, the mail (sign-in code included) is written to the log instead. */
 export function createMailer(options: { smtpUrl?: string; from: string; logger: Logger }): Mailer {
   if (!options.smtpUrl) {
     return {

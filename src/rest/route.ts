@@ -19,7 +19,7 @@ export type Route = {
   path: string;
   operation: string;
   variables?: (input: RestInput) => Record<string, unknown>;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- GraphQL data is untyped here.
+  /** GraphQL data is untyped here. */
   result: (data: any) => unknown;
   status?: number;
   errors?: Partial<Record<ErrorCode, ErrorOverride>>;

@@ -10,7 +10,7 @@ import type { TokenSymbol } from "../providers/chains.js";
 import type { Currency } from "../providers/fx.js";
 import type { UserService } from "../users/service.js";
 import type { WalletService } from "../wallets/service.js";
-import { parseInput, uuid } from "../validation.js";
+import { parseInput, upperCaseCode, uuid } from "../validation.js";
 import type { DeliverEvent } from "./webhook-feed.js";
 
 /** The provider name of the sandbox's on-chain watcher (the banking providers have their own names). */
@@ -20,10 +20,7 @@ const SIMULABLE = [...VIRTUAL_ACCOUNT_CURRENCIES, ...DEPOSIT_TOKENS];
 
 const SimulateDeposit = z.object({
   userId: uuid("userId"),
-  currency: z
-    .string({ error: `currency must be one of ${SIMULABLE.join(", ")}` })
-    .transform((value) => value.trim().toUpperCase())
-    .pipe(z.enum(SIMULABLE, { error: `currency must be one of ${SIMULABLE.join(", ")}` })),
+  currency: upperCaseCode("currency", SIMULABLE),
   amount: z.unknown(),
   chainId: z.number({ error: "chainId must be an integer" }).int("chainId must be an integer").nullish(),
 });

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import { isUniqueViolation } from "../db/errors.js";
 import { AppError, notFound } from "../errors.js";
-import { pageArgs, parseInput, requireUuid } from "../validation.js";
+import { email, pageArgs, parseInput, requireUuid } from "../validation.js";
 
 const name = (field: string) =>
   z
@@ -27,14 +27,12 @@ const pastDate = z
   }, "dob must be a real past date YYYY-MM-DD");
 
 const CreateUser = z.object({
-  email: z.string({ error: "email is required" }).trim().toLowerCase().email({ error: "email must be a valid e-mail address" }).max(254),
+  email,
   firstName: name("firstName"),
   lastName: name("lastName"),
   phoneNumber: mobileNumber,
   dob: pastDate,
 });
-
-export type NewUser = z.infer<typeof CreateUser>;
 
 export class UserService {
   constructor(private readonly prisma: PrismaClient) {}

@@ -1,13 +1,13 @@
 import { expect } from "vitest";
-import { rest } from "./http.js";
-import { newUser, newVirtualAccount, simulateDeposit } from "./deposits.js";
+import { createUser, rest } from "./http.js";
+import { newVirtualAccount, simulateDeposit } from "./deposits.js";
 import type { Tenant, TestServer } from "./server.js";
 
 /** Steps that make a deposit change state, through the sandbox's REST helpers. */
 
 /** A user with a USD virtual account, so that a sandbox USD deposit can arrive. */
 export async function userWithUsdAccount(server: TestServer, tenant: Tenant): Promise<string> {
-  const userId = await newUser(server, tenant);
+  const userId = await createUser(server, tenant);
   await newVirtualAccount(server, tenant, userId, "usd");
   return userId;
 }

@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { Decimal } from "decimal.js";
 import { expect } from "vitest";
 import type { Tenant, TestServer } from "./server.js";
-import { rest, userInput } from "./http.js";
+import { rest } from "./http.js";
 
 /** The contract's deposit record keys; the optional ones appear only on the deposits they describe. */
 export const DEPOSIT_KEYS = ["id", "userId", "eventId", "amount", "status", "currency", "createdAt", "updatedAt"];
@@ -16,12 +16,6 @@ export function postWebhook(server: TestServer, provider: string, event: unknown
   const rawBody = typeof event === "string" ? event : JSON.stringify(event);
   const header = options.header === undefined ? signature(server.app.services.config.webhookSecret, rawBody, options.timestamp) : options.header;
   return rest(server, "POST", `/v1/webhooks/${provider}`, { rawBody, headers: header === null ? {} : { "x-webhook-signature": header } });
-}
-
-export async function newUser(server: TestServer, tenant: Tenant): Promise<string> {
-  const res = await rest(server, "POST", "/v1/user", { headers: tenant.headers, body: userInput() });
-  expect(res.status).toBe(201);
-  return res.body.id;
 }
 
 export async function newVirtualAccount(server: TestServer, tenant: Tenant, userId: string, currency: string, body: Record<string, unknown> = {}) {

@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
-import type { TestServer } from "./server.js";
+import { startServer, type TestServer } from "./server.js";
 import { rest } from "./http.js";
 
 export type Mail = { to: string[]; raw: string };
@@ -55,6 +55,17 @@ export async function startMailbox(): Promise<Mailbox> {
     },
     close: () => new Promise<void>((resolve) => smtp.close(() => resolve())),
   };
+}
+
+/** A server that sends its mail to a fresh mailbox; stopping the server closes the mailbox too. */
+export async function startServerWithMailbox(): Promise<{ server: TestServer; mailbox: Mailbox }> {
+  const mailbox = await startMailbox();
+  const server = await startServer({ env: { SMTP_URL: mailbox.smtpUrl } });
+  const stop = async () => {
+    await server.stop();
+    await mailbox.close();
+  };
+  return { server: { ...server, stop }, mailbox };
 }
 
 export type Session = { token: string; clientId: string; headers: Record<string, string> };

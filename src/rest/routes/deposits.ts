@@ -1,3 +1,4 @@
+import { pickKeys } from "../pick-keys.js";
 import { integer, withNumbers, type Route } from "../route.js";
 
 const REQUIRED = ["id", "userId", "eventId", "amount", "status", "currency", "createdAt", "updatedAt"] as const;
@@ -9,7 +10,7 @@ export const DEPOSIT_FIELDS = [...REQUIRED, ...OPTIONAL].join(" ");
 /** The contract's deposit record: its fields in order, the optional ones only when set, the amount a JSON number. */
 export function depositBody(deposit: Record<string, unknown>) {
   const keys = [...REQUIRED, ...OPTIONAL.filter((key) => deposit[key] !== null && deposit[key] !== undefined)];
-  return withNumbers(Object.fromEntries(keys.map((key) => [key, deposit[key]])), ["amount"]);
+  return withNumbers(pickKeys(deposit, keys), ["amount"]);
 }
 
 export const depositRoutes: Route[] = [

@@ -12,11 +12,12 @@ import { accountLookupRoutes } from "./accounts-lookup.js";
 import { sandboxCardRoutes } from "./sandbox-cards.js";
 import { depositRoutes } from "./deposits.js";
 import { sandboxDepositRoutes } from "./sandbox-deposits.js";
+import { sandboxWithdrawalRoutes, withdrawalRoutes } from "./withdrawals.js";
 
 /** The /v1 REST surface: every documented path, mapped onto the GraphQL schema, one file per domain. */
-export const routes: Route[] = [...clientAuthRoutes, ...apiKeyRoutes, ...userRoutes, ...walletRoutes, ...cardRoutes, ...usdcAccountRoutes, ...virtualAccountRoutes, ...ledgerRoutes, ...depositRoutes, ...conversionRoutes,
+export const routes: Route[] = [...clientAuthRoutes, ...apiKeyRoutes, ...userRoutes, ...walletRoutes, ...cardRoutes, ...usdcAccountRoutes, ...virtualAccountRoutes, ...ledgerRoutes, ...depositRoutes, ...conversionRoutes, ...withdrawalRoutes,
   // Last: its `/v1/accounts/:currency/:userId` would otherwise shadow `/v1/accounts/usdc/:userId`.
   ...accountLookupRoutes];
 
 /** Present only when SANDBOX is on. */
-export const sandboxRoutes: Route[] = [...sandboxCardRoutes, ...sandboxDepositRoutes];
+export const sandboxRoutes: Route[] = [...sandboxCardRoutes, ...sandboxDepositRoutes, ...sandboxWithdrawalRoutes];

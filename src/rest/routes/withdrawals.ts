@@ -1,0 +1,107 @@
+import { pickKeys } from "../pick-keys.js";
+import { integer, withNumbers, type Route } from "../route.js";
+
+const RECORD = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "createdAt", "updatedAt"] as const;
+const WITHDRAWAL_FIELDS = RECORD.join(" ");
+
+/** The withdrawal record of §6, money as JSON numbers. */
+const withdrawalBody = (withdrawal: Record<string, unknown>) => withNumbers(pickKeys(withdrawal, RECORD), ["amount", "fee"]);
+
+/** The contract's legacy behaviour: insufficient funds on any withdrawal path is a 500 {error, details}. */
+const LEGACY_FUNDS_ERROR = { INSUFFICIENT_FUNDS: { status: 500 } } as const;
+
+export const withdrawalRoutes: Route[] = [
+  {
+    method: "GET",
+    path: "/v1/withdrawal/currencies",
+    operation: `query { supportedWithdrawalCurrencies { code name } }`,
+    result: (data: { supportedWithdrawalCurrencies: { code: string; name: string }[] }) => ({
+      supportedCurrencies: data.supportedWithdrawalCurrencies.map((c) => c.code),
+      description: Object.fromEntries(data.supportedWithdrawalCurrencies.map((c) => [c.code, c.name])),
+    }),
+  },
+  {
+    method: "POST",
+    path: "/v1/withdrawal/:currency",
+    operation: `mutation ($input: WithdrawToBankInput!) { withdrawToBank(input: $input) { reference currency amount status } }`,
+    variables: ({ params, body }) => ({
+      input: {
+        currency: params.currency,
+        userId: body.userId,
+        firstName: body.firstName,
+        lastName: body.lastName,
+        dob: body.dob,
+        amount: body.amount,
+        bankAccount: body.bankAccount,
+      },
+    }),
+    result: ({ withdrawToBank: w }) => ({
+      success: true,
+      message: `${w.currency} withdrawal initiated`,
+      currency: w.currency,
+      amount: Number(w.amount),
+      reference: w.reference,
+      status: w.status,
+    }),
+    errors: LEGACY_FUNDS_ERROR,
+  },
+  {
+    method: "POST",
+    path: "/v1/withdrawals/ngn",
+    operation: `mutation ($input: WithdrawNgnInput!) { withdrawNgn(input: $input) { ${WITHDRAWAL_FIELDS} } }`,
+    variables: ({ body }) => ({
+      input: {
+        userId: body.userId,
+        amount: body.amount,
+        accountNumber: body.accountNumber,
+        bankCode: body.bankCode,
+        accountName: body.accountName,
+        bankName: body.bankName,
+        narration: body.narration,
+      },
+    }),
+    result: (data) => withdrawalBody(data.withdrawNgn),
+    errors: LEGACY_FUNDS_ERROR,
+  },
+  {
+    method: "POST",
+    path: "/v1/withdrawals/usdc",
+    operation: `mutation ($input: WithdrawUsdcInput!) { withdrawUsdc(input: $input) { ${WITHDRAWAL_FIELDS} } }`,
+    variables: ({ body }) => ({
+      input: { userId: body.userId, amount: body.amount, walletAddress: body.walletAddress, network: body.network, chainId: body.chainId },
+    }),
+    result: (data) => withdrawalBody(data.withdrawUsdc),
+    errors: LEGACY_FUNDS_ERROR,
+  },
+  {
+    method: "GET",
+    path: "/v1/withdrawals/user/:userId",
+    operation: `query ($id: ID!, $page: Int, $limit: Int) { user(id: $id) { withdrawals(page: $page, limit: $limit) { ${WITHDRAWAL_FIELDS} } } }`,
+    variables: ({ params, query }) => ({ id: params.userId, page: integer(query.page), limit: integer(query.limit) }),
+    result: (data) => data.user.withdrawals.map(withdrawalBody),
+  },
+  {
+    method: "GET",
+    path: "/v1/withdrawals/:reference",
+    operation: `query ($reference: String!) { withdrawal(reference: $reference) { ${WITHDRAWAL_FIELDS} } }`,
+    variables: ({ params }) => ({ reference: params.reference }),
+    result: (data) => withdrawalBody(data.withdrawal),
+  },
+];
+
+export const sandboxWithdrawalRoutes: Route[] = [
+  {
+    method: "POST",
+    path: "/v1/sandbox/withdrawals/:reference/complete",
+    operation: `mutation ($reference: String!) { completeWithdrawal(reference: $reference) { ${WITHDRAWAL_FIELDS} } }`,
+    variables: ({ params }) => ({ reference: params.reference }),
+    result: (data) => withdrawalBody(data.completeWithdrawal),
+  },
+  {
+    method: "POST",
+    path: "/v1/sandbox/withdrawals/:reference/fail",
+    operation: `mutation ($reference: String!, $reason: String) { failWithdrawal(reference: $reference, reason: $reason) { ${WITHDRAWAL_FIELDS} } }`,
+    variables: ({ params, body }) => ({ reference: params.reference, reason: body.reason }),
+    result: (data) => withdrawalBody(data.failWithdrawal),
+  },
+];

@@ -1,0 +1,142 @@
+import { builder } from "../graphql/builder.js";
+import { clientIdOf, requireSandbox } from "../graphql/context.js";
+import { ledgerPage } from "../ledger/service.js";
+import { maskedDestination } from "./service.js";
+import { BANK_CURRENCIES, BANK_CURRENCY_NAMES } from "./validation.js";
+
+builder.prismaObject("Withdrawal", {
+  description: "Money paid out of a user's balance in its own currency: PENDING → PROCESSING → COMPLETED | FAILED (a failure returns the funds).",
+  fields: (t) => ({
+    reference: t.exposeString("reference"),
+    userId: t.exposeID("userId"),
+    type: t.exposeString("type", { description: "BANK, NGN_BANK or USDC" }),
+    currency: t.exposeString("currency"),
+    amount: t.expose("amount", { type: "Decimal" }),
+    fee: t.expose("fee", { type: "Decimal" }),
+    status: t.exposeString("status", { description: "PENDING, PROCESSING, COMPLETED or FAILED" }),
+    destination: t.string({
+      description: "Masked: the last 4 characters of an account (****6789), the ends of an address (0x1234…abcd)",
+      select: { destination: true },
+      resolve: (withdrawal) => maskedDestination(withdrawal),
+    }),
+    failureReason: t.exposeString("failureReason", { nullable: true }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+  }),
+});
+
+const WithdrawalCurrency = builder.simpleObject("WithdrawalCurrency", {
+  fields: (t) => ({ code: t.string(), name: t.string({ description: "English name" }) }),
+});
+
+builder.prismaObjectFields("User", (t) => ({
+  withdrawals: t.relation("withdrawals", {
+    description: "Newest first; page ≥ 1, limit 1–1000 (default 100).",
+    args: { page: t.arg.int(), limit: t.arg.int() },
+    query: (args) => {
+      const { page, limit } = ledgerPage(args);
+      return { orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: (page - 1) * limit, take: limit };
+    },
+  }),
+}));
+
+builder.queryFields((t) => ({
+  withdrawal: t.prismaField({
+    type: "Withdrawal",
+    nullable: true,
+    description: "One of the client's withdrawals by its reference; NOT_FOUND otherwise.",
+    args: { reference: t.arg.string({ required: true }) },
+    resolve: async (query, _root, args, ctx) => ctx.services.withdrawals.get(await clientIdOf(ctx), args.reference, query),
+  }),
+  supportedWithdrawalCurrencies: t.field({
+    type: [WithdrawalCurrency],
+    description: "The currencies of bank withdrawals (withdrawToBank).",
+    resolve: async (_root, _args, ctx) => {
+      await ctx.client();
+      return BANK_CURRENCIES.map((code) => ({ code, name: BANK_CURRENCY_NAMES[code] }));
+    },
+  }),
+}));
+
+const BankAccountInput = builder.inputType("BankAccountInput", {
+  fields: (t) => ({
+    account: t.string({ required: true, description: "USD: 4–17 digits; EUR: IBAN; MXN: 18-digit CLABE; BRL: account and check digit (12345678-9)" }),
+    routing: t.string({ required: true, description: "USD: ABA routing number; EUR: BIC; MXN: the CLABE's 3-digit bank code; BRL: bank code and branch (260-0001)" }),
+    type: t.string({ required: true, description: "checking or savings" }),
+  }),
+});
+
+const WithdrawToBankInput = builder.inputType("WithdrawToBankInput", {
+  fields: (t) => ({
+    currency: t.string({ required: true, description: "USD, EUR, MXN or BRL" }),
+    userId: t.id({ required: true }),
+    firstName: t.string({ required: true, description: "Must be the user's (first-party payouts only)" }),
+    lastName: t.string({ required: true, description: "Must be the user's" }),
+    dob: t.string({ required: true, description: "YYYY-MM-DD; must be the user's" }),
+    amount: t.field({ type: "Decimal", required: true, description: "At least 0.01, at most 2 decimals" }),
+    bankAccount: t.field({ type: BankAccountInput, required: true }),
+  }),
+});
+
+const WithdrawNgnInput = builder.inputType("WithdrawNgnInput", {
+  fields: (t) => ({
+    userId: t.id({ required: true }),
+    amount: t.field({ type: "Decimal", required: true }),
+    accountNumber: t.string({ required: true, description: "10-digit NUBAN, valid for bankCode" }),
+    bankCode: t.string({ required: true, description: "3-digit bank code" }),
+    accountName: t.string({ required: true }),
+    bankName: t.string(),
+    narration: t.string(),
+  }),
+});
+
+const WithdrawUsdcInput = builder.inputType("WithdrawUsdcInput", {
+  fields: (t) => ({
+    userId: t.id({ required: true }),
+    amount: t.field({ type: "Decimal", required: true, description: "At most 6 decimals" }),
+    walletAddress: t.string({ required: true, description: "EVM address; EIP-55 checksum when mixed-case" }),
+    network: t.string({ required: true, description: "ETHEREUM, POLYGON, BASE, ARBITRUM or OPTIMISM" }),
+    chainId: t.int({ required: true, description: "Must be the network's: 1, 137, 8453, 42161 or 10" }),
+  }),
+});
+
+const FUNDS = "Debits the balance in the withdrawal's currency at once; INSUFFICIENT_FUNDS when it is short.";
+
+builder.mutationFields((t) => ({
+  withdrawToBank: t.prismaField({
+    type: "Withdrawal",
+    description: `A USD, EUR, MXN or BRL payout to the user's own bank account. ${FUNDS}`,
+    args: { input: t.arg({ type: WithdrawToBankInput, required: true }) },
+    resolve: async (_query, _root, args, ctx) => ctx.services.withdrawals.toBank(await clientIdOf(ctx), args.input.currency, args.input),
+  }),
+  withdrawNgn: t.prismaField({
+    type: "Withdrawal",
+    description: `An NGN payout to a Nigerian bank account. ${FUNDS}`,
+    args: { input: t.arg({ type: WithdrawNgnInput, required: true }) },
+    resolve: async (_query, _root, args, ctx) => ctx.services.withdrawals.toNgnBank(await clientIdOf(ctx), args.input),
+  }),
+  withdrawUsdc: t.prismaField({
+    type: "Withdrawal",
+    description: `A USDC transfer on-chain. ${FUNDS}`,
+    args: { input: t.arg({ type: WithdrawUsdcInput, required: true }) },
+    resolve: async (_query, _root, args, ctx) => ctx.services.withdrawals.toUsdc(await clientIdOf(ctx), args.input),
+  }),
+  completeWithdrawal: t.prismaField({
+    type: "Withdrawal",
+    description: "Sandbox: the payout arrived (a completed withdrawal is returned unchanged; a failed one is a CONFLICT).",
+    args: { reference: t.arg.string({ required: true }) },
+    resolve: async (_query, _root, args, ctx) => {
+      requireSandbox(ctx);
+      return ctx.services.withdrawals.complete(await clientIdOf(ctx), args.reference);
+    },
+  }),
+  failWithdrawal: t.prismaField({
+    type: "Withdrawal",
+    description: "Sandbox: the payout failed and the funds return (a failed withdrawal is returned unchanged; a completed one is a CONFLICT).",
+    args: { reference: t.arg.string({ required: true }), reason: t.arg.string() },
+    resolve: async (_query, _root, args, ctx) => {
+      requireSandbox(ctx);
+      return ctx.services.withdrawals.fail(await clientIdOf(ctx), args.reference, args.reason);
+    },
+  }),
+}));

@@ -1,0 +1,128 @@
+import { isAddress } from "viem";
+import { z } from "zod";
+import { badInput } from "../errors.js";
+import { brlAccountCheckDigit, isValidAbaRouting, isValidBic, isValidClabe, isValidIban, isValidNuban } from "../providers/banking.js";
+import { NETWORKS, networkByName } from "../providers/chains.js";
+import { parseInput, uuid } from "../validation.js";
+
+export const BANK_CURRENCIES = ["USD", "EUR", "MXN", "BRL"] as const;
+export type BankCurrency = (typeof BANK_CURRENCIES)[number];
+export const BANK_CURRENCY_NAMES: Record<BankCurrency, string> = { USD: "US Dollar", EUR: "Euro", MXN: "Mexican Peso", BRL: "Brazilian Real" };
+
+const text = (field: string, max = 100) =>
+  z
+    .string({ error: `${field} is required` })
+    .trim()
+    .min(1, `${field} must be 1 to ${max} characters`)
+    .max(max, `${field} must be 1 to ${max} characters`);
+
+const bankCurrency = z
+  .string({ error: `currency must be one of ${BANK_CURRENCIES.join(", ")}` })
+  .transform((value) => value.trim().toUpperCase())
+  .pipe(z.enum(BANK_CURRENCIES, { error: `Unsupported currency: must be one of ${BANK_CURRENCIES.join(", ")}` }));
+
+const BankWithdrawal = z.object({
+  userId: uuid("userId"),
+  firstName: text("firstName"),
+  lastName: text("lastName"),
+  dob: z.string({ error: "dob is required" }).regex(/^\d{4}-\d{2}-\d{2}$/, "dob must be a date YYYY-MM-DD"),
+  amount: z.unknown(),
+  bankAccount: z.object(
+    {
+      account: text("bankAccount.account", 40),
+      routing: text("bankAccount.routing", 20),
+      type: z.enum(["checking", "savings"], { error: "bankAccount.type must be checking or savings" }),
+    },
+    { error: "bankAccount is required" },
+  ),
+});
+
+const NgnWithdrawal = z.object({
+  userId: uuid("userId"),
+  amount: z.unknown(),
+  accountNumber: z.string({ error: "accountNumber is required" }).trim().regex(/^\d{10}$/, "accountNumber must be a 10-digit NUBAN"),
+  bankCode: z.string({ error: "bankCode is required" }).trim().regex(/^\d{3}$/, "bankCode must be a 3-digit bank code"),
+  accountName: text("accountName"),
+  bankName: text("bankName").nullish(),
+  narration: text("narration").nullish(),
+});
+
+const NETWORK_NAMES = NETWORKS.map((n) => n.name).join(", ");
+
+const UsdcWithdrawal = z.object({
+  userId: uuid("userId"),
+  amount: z.unknown(),
+  walletAddress: z.string({ error: "walletAddress is required" }).trim(),
+  network: z.string({ error: "network is required" }),
+  chainId: z.number({ error: "chainId is required" }).int("chainId must be an integer"),
+});
+
+export type BankAccount = { account: string; routing: string; type: "checking" | "savings" };
+
+const compact = (value: string) => value.replace(/\s+/g, "").toUpperCase();
+
+/**
+ * Per currency: checks the account and routing and returns them normalised.
+ * MXN: the routing must be the CLABE's own 3-digit bank code. BRL: routing is the 3-digit bank code
+ * and the 4-digit branch ("260-0001" or "2600001"), the account its digits and a mod-11 check digit
+ * ("12345678-9" or "123456789"); both are stored in the hyphenated form.
+ */
+const BANK_RULES: Record<BankCurrency, (account: BankAccount) => BankAccount> = {
+  USD: (a) => {
+    if (!/^\d{4,17}$/.test(a.account)) throw badInput("bankAccount.account must be 4 to 17 digits");
+    if (!isValidAbaRouting(a.routing)) throw badInput("bankAccount.routing must be a 9-digit ABA routing number with a valid checksum");
+    return a;
+  },
+  EUR: (a) => {
+    const iban = compact(a.account);
+    const bic = compact(a.routing);
+    if (!isValidIban(iban)) throw badInput("bankAccount.account must be a valid IBAN");
+    if (!isValidBic(bic)) throw badInput("bankAccount.routing must be a valid BIC");
+    return { ...a, account: iban, routing: bic };
+  },
+  MXN: (a) => {
+    if (!/^\d{18}$/.test(a.account) || !isValidClabe(a.account)) throw badInput("bankAccount.account must be an 18-digit CLABE with a valid check digit");
+    if (a.routing !== a.account.slice(0, 3)) throw badInput("bankAccount.routing must be the CLABE's 3-digit bank code");
+    return a;
+  },
+  BRL: (a) => {
+    const routing = /^(\d{3})-?(\d{4})$/.exec(a.routing);
+    if (!routing) throw badInput("bankAccount.routing must be the 3-digit bank code and the 4-digit branch, such as 260-0001");
+    const account = /^(\d{1,12})-?(\d)$/.exec(a.account);
+    if (!account || brlAccountCheckDigit(account[1]) !== Number(account[2])) {
+      throw badInput("bankAccount.account must be the account number and its check digit, such as 12345678-9");
+    }
+    return { ...a, account: `${account[1]}-${account[2]}`, routing: `${routing[1]}-${routing[2]}` };
+  },
+};
+
+export function parseBankCurrency(currency: unknown): BankCurrency {
+  return parseInput(bankCurrency, currency);
+}
+
+export function parseBankWithdrawal(currency: BankCurrency, input: unknown) {
+  const request = parseInput(BankWithdrawal, input);
+  return { ...request, bankAccount: BANK_RULES[currency](request.bankAccount) };
+}
+
+export function parseNgnWithdrawal(input: unknown) {
+  const request = parseInput(NgnWithdrawal, input);
+  if (!isValidNuban(request.bankCode, request.accountNumber)) throw badInput("accountNumber is not a valid NUBAN for bankCode");
+  return request;
+}
+
+/** EIP-55: a mixed-case address must carry a valid checksum; all-lower or all-upper hex carries none. */
+function isEvmAddress(address: string): boolean {
+  const hex = address.slice(2);
+  const mixedCase = hex !== hex.toLowerCase() && hex !== hex.toUpperCase();
+  return isAddress(address, { strict: mixedCase });
+}
+
+export function parseUsdcWithdrawal(input: unknown) {
+  const request = parseInput(UsdcWithdrawal, input);
+  if (!isEvmAddress(request.walletAddress)) throw badInput("walletAddress must be a valid EVM address (EIP-55 checksum when mixed-case)");
+  const network = networkByName(request.network);
+  if (!network) throw badInput(`network must be one of ${NETWORK_NAMES}`);
+  if (network.chainId !== request.chainId) throw badInput(`chainId must be ${network.chainId} for ${network.name}`);
+  return { ...request, network };
+}

@@ -1,0 +1,35 @@
+import type { Tenant, TestServer } from "./server.js";
+import { createUser } from "./http.js";
+import { fund } from "./ledger.js";
+
+/** Real-format bank details that pass their checksums. */
+export const BANK_ACCOUNTS = {
+  USD: { account: "123456789", routing: "011000015", type: "checking" },
+  EUR: { account: "DE89 3704 0044 0532 0130 00", routing: "COBADEFFXXX", type: "savings" },
+  MXN: { account: "002010077777777771", routing: "002", type: "checking" },
+  BRL: { account: "12345678-9", routing: "260-0001", type: "checking" },
+} as const;
+
+export const NGN_ACCOUNT = { accountNumber: "0123456785", bankCode: "058", accountName: "Ada Lovelace", bankName: "Guaranty Trust Bank" };
+export const USDC_ADDRESS = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48";
+
+export const WITHDRAWAL_KEYS = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "createdAt", "updatedAt"];
+
+/** The account holder of every test user: withdrawals to a bank must name the user. */
+export const HOLDER = { firstName: "Ada", lastName: "Lovelace", dob: "1990-05-17" };
+
+export async function fundedUser(server: TestServer, tenant: Tenant, currency: string, amount: string): Promise<string> {
+  const userId = await createUser(server, tenant, HOLDER);
+  await fund(server, tenant.clientId, userId, currency, amount);
+  return userId;
+}
+
+export const bankWithdrawalBody = (userId: string, currency: keyof typeof BANK_ACCOUNTS, amount: unknown) => ({
+  userId,
+  ...HOLDER,
+  amount,
+  bankAccount: BANK_ACCOUNTS[currency],
+});
+
+export const balanceOf = async (server: TestServer, tenant: Tenant, userId: string, currency: string) =>
+  (await server.app.services.ledger.balance(tenant.clientId, userId, currency)).toFixed();
