@@ -16,6 +16,7 @@ export function startApp(databaseUrl: string, env: Record<string, string> = {}):
     ENCRYPTION_KEY: secret(),
     WEBHOOK_SECRET: secret(),
     CUSTODIAN_MASTER_KEY: HDKey.fromMasterSeed(randomBytes(64)).privateExtendedKey,
+    SMTP_URL: "smtp://127.0.0.1:25", // required in production; the bench sends no mail
     RATE_LIMIT_PER_MINUTE: "100000000",
     ...env,
   });

@@ -9,6 +9,7 @@ import { schema } from "./graphql/schema.js";
 import { attachWebSocketServer } from "./graphql/websocket.js";
 import { errorHandler, notFoundRoute } from "./http/errors.js";
 import { idempotency } from "./http/idempotency.js";
+import { jsonBody } from "./http/json-body.js";
 import { rateLimit } from "./http/rate-limit.js";
 import type { Logger } from "./logger.js";
 import { loadOrCreateMasterKey } from "./providers/custodian.js";
@@ -79,7 +80,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
   });
   // Before the JSON parser: webhook signatures cover the raw body.
   app.use(webhookRouter(services.webhooks));
-  app.use(["/v1", "/graphql"], express.json({ limit: "100kb" }));
+  app.use(["/v1", "/graphql"], jsonBody("100kb"));
   app.use(["/v1", "/graphql"], rateLimit({ perMinute: config.rateLimitPerMinute, redis }));
   app.use(["/v1", "/graphql"], idempotency({ prisma: db.prisma, services, logger }));
   app.use("/graphql", (req, res) => void yoga.handle(req, res));

@@ -74,7 +74,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = e.NODE_ENV === "production";
   const dataDir = resolve(e.DATA_DIR);
   if (production) {
-    const missing = (["DATABASE_URL", "JWT_SECRET", "ENCRYPTION_KEY", "WEBHOOK_SECRET", "CUSTODIAN_MASTER_KEY"] as const).filter((k) => !e[k]);
+    const missing = (["DATABASE_URL", "JWT_SECRET", "ENCRYPTION_KEY", "WEBHOOK_SECRET", "CUSTODIAN_MASTER_KEY", "SMTP_URL"] as const).filter((k) => !e[k]);
     if (missing.length) throw new ConfigError(`Invalid configuration:\n  ${missing.join(", ")}: required in production`);
   }
   const generated = (name: string, bytes: number) =>

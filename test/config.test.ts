@@ -14,6 +14,7 @@ const PRODUCTION = {
   ENCRYPTION_KEY: "ab".repeat(32),
   WEBHOOK_SECRET: SECRET,
   CUSTODIAN_MASTER_KEY: "xprv9s21ZrQH143K3GJpoapnV8SFfukcVBSfeCficPSGfubmSFDxo1kuHnLisriDvSnRRuL2Qrg5ggqHKNVpxR86QEC8w35uxmGoggxtQTPvfUu",
+  SMTP_URL: "smtp://mail.internal:587",
 };
 
 function configErrorOf(env: Record<string, string>): ConfigError {
@@ -63,7 +64,7 @@ describe("loadConfig", () => {
     expect(configErrorOf({ [name]: value }).message).toContain(name);
   });
 
-  it.each(["DATABASE_URL", "JWT_SECRET", "ENCRYPTION_KEY", "WEBHOOK_SECRET", "CUSTODIAN_MASTER_KEY"])("requires %s in production", (name) => {
+  it.each(["DATABASE_URL", "JWT_SECRET", "ENCRYPTION_KEY", "WEBHOOK_SECRET", "CUSTODIAN_MASTER_KEY", "SMTP_URL"])("requires %s in production", (name) => {
     const env: Record<string, string> = { ...PRODUCTION };
     delete env[name];
     const error = configErrorOf(env);

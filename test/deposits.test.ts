@@ -144,6 +144,16 @@ describe("POST /v1/sandbox/deposits validation", () => {
     expect(await depositsOf(server, tenant, userId)).toEqual([]);
   });
 
+  it("keeps every digit of a long JSON number amount that the client really sent", async () => {
+    const tenant = await newTenant(server);
+    const userId = await createUser(server, tenant);
+    const rawBody = `{"userId": "${userId}", "currency": "DAI", "amount": 0.123456789012345678}`;
+    const res = await rest(server, "POST", "/v1/sandbox/deposits", { headers: tenant.headers, rawBody });
+    expect(res.status).toBe(201);
+    const [deposit] = await server.app.db.prisma.deposit.findMany({ where: { userId } });
+    expect(deposit.amount.toFixed(18)).toBe("0.123456789012345678");
+  });
+
   it("answers 400 for a non-UUID user id, 404 for an unknown user, 401 without credentials", async () => {
     const tenant = await newTenant(server);
     const bad = await rest(server, "POST", "/v1/sandbox/deposits", { headers: tenant.headers, body: { userId: "nope", currency: "USDC", amount: 1 } });
