@@ -77,6 +77,40 @@ async function lockAccounts(tx: Tx, clientId: string, refs: AccountRef[]): Promi
   return new Map(keys.map((k) => [k.key, byId.get(ids.get(k.key)!)!]));
 }
 
+type EntryRow = {
+  id: string;
+  accountId: string;
+  userId: string | null;
+  sequence: number;
+  type: string;
+  currency: string;
+  amount: string;
+  balanceBefore: string;
+  balanceAfter: string;
+  prevHash: string | null;
+  hash: string;
+};
+type JournalRow = { id: string; clientId: string; type: string; referenceId: string | null; createdAt: Date };
+
+/** The journal and all its entries in one statement (the money path runs this for every movement). */
+function insertJournal(tx: Tx, journal: JournalRow, entries: EntryRow[]) {
+  const column = <K extends keyof EntryRow>(key: K) => entries.map((entry) => entry[key]);
+  return tx.$executeRaw`
+    WITH "journal" AS (
+      INSERT INTO "ledger_journals" ("id", "clientId", "type", "referenceId", "createdAt")
+      VALUES (${journal.id}::uuid, ${journal.clientId}::uuid, ${journal.type}, ${journal.referenceId}, ${journal.createdAt})
+    )
+    INSERT INTO "ledger_entries" ("id", "journalId", "accountId", "clientId", "userId", "sequence", "type", "currency",
+                                  "amount", "balanceBefore", "balanceAfter", "referenceId", "prevHash", "hash", "createdAt")
+    SELECT e."id", ${journal.id}::uuid, e."accountId", ${journal.clientId}::uuid, e."userId", e."sequence", e."type", e."currency",
+           e."amount"::numeric, e."balanceBefore"::numeric, e."balanceAfter"::numeric, ${journal.referenceId}, e."prevHash", e."hash",
+           ${journal.createdAt}
+    FROM unnest(${column("id")}::uuid[], ${column("accountId")}::uuid[], ${column("userId")}::uuid[], ${column("sequence")}::int[],
+                ${column("type")}::text[], ${column("currency")}::text[], ${column("amount")}::text[], ${column("balanceBefore")}::text[],
+                ${column("balanceAfter")}::text[], ${column("prevHash")}::text[], ${column("hash")}::text[])
+      AS e("id", "accountId", "userId", "sequence", "type", "currency", "amount", "balanceBefore", "balanceAfter", "prevHash", "hash")`;
+}
+
 /**
  * Writes one balanced journal inside the caller's transaction: every posting becomes an entry that
  * extends its account's chain (sequence, balanceBefore → balanceAfter, hash of the previous entry).
@@ -87,9 +121,6 @@ export async function postJournal(tx: Tx, journal: JournalInput) {
   const accounts = await lockAccounts(tx, journal.clientId, journal.postings.map((p) => p.account));
   const journalId = randomUUID();
   const createdAt = new Date();
-  await tx.ledgerJournal.create({
-    data: { id: journalId, clientId: journal.clientId, type: journal.type, referenceId: journal.referenceId ?? null, createdAt },
-  });
   const entries = journal.postings.map((posting) => {
     const account = accounts.get(keyOf(posting.account))!;
     const balanceBefore = new Exact(account.balance);
@@ -125,7 +156,7 @@ export async function postJournal(tx: Tx, journal: JournalInput) {
     account.lastEntryHash = hash;
     return entry;
   });
-  await tx.ledgerEntry.createMany({ data: entries });
+  await insertJournal(tx, { id: journalId, clientId: journal.clientId, type: journal.type, referenceId: journal.referenceId ?? null, createdAt }, entries);
   const touched = [...accounts.values()];
   await tx.$executeRaw`
     UPDATE "ledger_accounts" AS a SET "balance" = u."balance"::numeric, "entryCount" = u."entryCount", "lastEntryHash" = u."lastEntryHash"
