@@ -61,6 +61,13 @@ describe("POST /v1/client-auth/otp", () => {
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await requestOtp(newEmail())).status).toBe(200);
   });
+
+  it("lets exactly five of ten simultaneous requests for one address through", async () => {
+    const email = newEmail();
+    const statuses = (await Promise.all(Array.from({ length: 10 }, () => requestOtp(email)))).map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(5);
+  });
 });
 
 describe("POST /v1/client-auth/verify", () => {

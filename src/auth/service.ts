@@ -1,6 +1,7 @@
 import { createHmac, randomInt, randomUUID, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { PrismaClient } from "../generated/prisma/client.js";
+import { inTransaction } from "../db/transaction.js";
 import { AppError, unauthenticated } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Mailer } from "../providers/mailer.js";
@@ -42,16 +43,17 @@ export class AuthService {
   /** Same answer for every well-formed address, known or not: no account enumeration. */
   async requestOtp(input: unknown) {
     const { email, name } = parseInput(OtpRequest, input);
-    const now = Date.now();
-    const recent = await this.deps.prisma.otpCode.count({
-      where: { email, createdAt: { gt: new Date(now - OTP_TTL_MS) } },
-    });
-    if (recent >= OTP_REQUESTS_PER_WINDOW) {
-      throw new AppError("RATE_LIMITED", "Too many codes requested for this e-mail; try again later", { retryAfter: OTP_TTL_MS / 1000 });
-    }
     const code = randomInt(0, 1_000_000).toString().padStart(6, "0");
-    const expiresAt = new Date(now + OTP_TTL_MS);
-    const otp = await this.deps.prisma.otpCode.create({ data: { email, name: name ?? null, codeHash: this.hashCode(email, code), expiresAt } });
+    const expiresAt = new Date(Date.now() + OTP_TTL_MS);
+    // Count and insert under a per-address lock, so requests arriving together cannot pass the limit.
+    const otp = await inTransaction(this.deps.prisma, async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`otp:${email}`}))`;
+      const recent = await tx.otpCode.count({ where: { email, createdAt: { gt: new Date(Date.now() - OTP_TTL_MS) } } });
+      if (recent >= OTP_REQUESTS_PER_WINDOW) {
+        throw new AppError("RATE_LIMITED", "Too many codes requested for this e-mail; try again later", { retryAfter: OTP_TTL_MS / 1000 });
+      }
+      return tx.otpCode.create({ data: { email, name: name ?? null, codeHash: this.hashCode(email, code), expiresAt } });
+    });
     try {
       await this.deps.mailer.send({
         to: email,
