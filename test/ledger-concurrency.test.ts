@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, newTenant, type TestServer } from "./support/server.js";
-import { createUser, rest } from "./support/http.js";
+import { createUser, rest, statusCounts } from "./support/http.js";
 import { expectLedgerInvariants, fund } from "./support/ledger.js";
 
 // On PostgreSQL (TEST_DATABASE_URL) these requests really run at once on a pool of connections;
@@ -10,9 +10,6 @@ beforeAll(async () => {
   server = await startServer();
 });
 afterAll(() => server?.stop());
-
-const statusCounts = (results: { status: number }[]) =>
-  results.reduce<Record<number, number>>((counts, r) => ({ ...counts, [r.status]: (counts[r.status] ?? 0) + 1 }), {});
 
 describe("a balance under parallel spending", () => {
   it("50 parallel conversions against a balance that covers 10: exactly 10 succeed, the rest is exact", async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, startServer, type TestServer } from "./support/server.js";
-import { rest } from "./support/http.js";
+import { rest, statusCounts } from "./support/http.js";
 import { expectLedgerInvariants } from "./support/ledger.js";
 import { balanceOf, bankWithdrawalBody, fundedUser } from "./support/withdrawals.js";
 
@@ -11,9 +11,6 @@ beforeAll(async () => {
   server = await startServer();
 });
 afterAll(() => server?.stop());
-
-const statusCounts = (results: { status: number }[]) =>
-  results.reduce<Record<number, number>>((counts, r) => ({ ...counts, [r.status]: (counts[r.status] ?? 0) + 1 }), {});
 
 describe("withdrawals under concurrency", () => {
   it("20 parallel withdrawals against a balance covering 7: exactly 7 succeed, the balance ends at the exact remainder", async () => {

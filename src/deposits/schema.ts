@@ -1,6 +1,6 @@
 import { builder } from "../graphql/builder.js";
 import { clientIdOf, requireSandbox } from "../graphql/context.js";
-import { ledgerPage } from "../ledger/service.js";
+import { newestFirstPage } from "../ledger/service.js";
 
 builder.prismaObject("Deposit", {
   description: "Money received for a user: fiat at a virtual account, or a token transfer to the user's wallet.",
@@ -27,10 +27,7 @@ builder.prismaObjectFields("User", (t) => ({
   deposits: t.relation("deposits", {
     description: "Newest first; page ≥ 1, limit 1–1000 (default 100).",
     args: { page: t.arg.int(), limit: t.arg.int() },
-    query: (args) => {
-      const { page, limit } = ledgerPage(args);
-      return { orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: (page - 1) * limit, take: limit };
-    },
+    query: (args) => newestFirstPage(args),
   }),
 }));
 

@@ -12,6 +12,12 @@ type PageInput = { page?: number | null; limit?: number | null };
 /** Ledger lists: page ≥ 1, limit 1–1000 (default 100); anything else is a 400. */
 export const ledgerPage = (args: PageInput) => parseInput(LEDGER_PAGE, { page: args.page ?? undefined, limit: args.limit ?? undefined });
 
+/** One page of a money record list (deposits, withdrawals), newest first, as a Prisma relation query. */
+export function newestFirstPage(args: PageInput) {
+  const { page, limit } = ledgerPage(args);
+  return { orderBy: [{ createdAt: "desc" as const }, { id: "desc" as const }], skip: (page - 1) * limit, take: limit };
+}
+
 /** Newest first; entries of one journal share createdAt, so the chain position breaks the tie. */
 export const NEWEST_FIRST: Prisma.LedgerEntryOrderByWithRelationInput[] = [{ createdAt: "desc" }, { sequence: "desc" }, { id: "desc" }];
 

@@ -1,6 +1,6 @@
 import { builder } from "../graphql/builder.js";
 import { clientIdOf, requireSandbox } from "../graphql/context.js";
-import { ledgerPage } from "../ledger/service.js";
+import { newestFirstPage } from "../ledger/service.js";
 import { maskedDestination } from "./service.js";
 import { BANK_CURRENCIES, BANK_CURRENCY_NAMES } from "./validation.js";
 
@@ -33,10 +33,7 @@ builder.prismaObjectFields("User", (t) => ({
   withdrawals: t.relation("withdrawals", {
     description: "Newest first; page ≥ 1, limit 1–1000 (default 100).",
     args: { page: t.arg.int(), limit: t.arg.int() },
-    query: (args) => {
-      const { page, limit } = ledgerPage(args);
-      return { orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: (page - 1) * limit, take: limit };
-    },
+    query: (args) => newestFirstPage(args),
   }),
 }));
 

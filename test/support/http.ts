@@ -52,3 +52,7 @@ export async function createUser(server: TestServer, tenant: Pick<Tenant, "heade
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.id;
 }
+
+/** How many results had each HTTP status, for assertions about parallel requests. */
+export const statusCounts = (results: { status: number }[]) =>
+  results.reduce<Record<number, number>>((counts, r) => ({ ...counts, [r.status]: (counts[r.status] ?? 0) + 1 }), {});
