@@ -1,25 +1,23 @@
 import { AppError } from "../errors.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { AuthenticatedClient } from "../auth/service.js";
-import type { Credentials } from "../auth/credentials.js";
 import type { Services } from "../services.js";
 
 export type Context = {
   prisma: PrismaClient;
   services: Services;
-  credentials: Credentials;
   /** The authenticated caller; throws UNAUTHENTICATED. Resolved once per request, on first use. */
   client(): Promise<AuthenticatedClient>;
 };
 
-export function createContext(services: Services, prisma: PrismaClient, credentials: Credentials): Context {
+/** `authenticate` resolves the caller: from an HTTP request (shared with the HTTP edge) or from credentials. */
+export function createContext(services: Services, prisma: PrismaClient, authenticate: () => Promise<AuthenticatedClient>): Context {
   let authenticated: Promise<AuthenticatedClient> | undefined;
   return {
     prisma,
     services,
-    credentials,
     client() {
-      authenticated ??= services.auth.authenticate(credentials);
+      authenticated ??= authenticate();
       return authenticated;
     },
   };

@@ -2,7 +2,9 @@ import { NoSchemaIntrospectionCustomRule as NoSchemaIntrospection, type GraphQLE
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import type { PrismaClient } from "../generated/prisma/client.js";
-import { credentialsFrom, credentialsFromConnectionParams } from "../auth/credentials.js";
+import type { IncomingMessage } from "node:http";
+import { credentialsFromConnectionParams } from "../auth/credentials.js";
+import { authenticateRequest } from "../http/request-auth.js";
 import type { Logger } from "../logger.js";
 import type { Services } from "../services.js";
 import { createContext, type Context } from "./context.js";
@@ -24,13 +26,16 @@ export function createGraphQLServer(options: {
     graphiql: options.graphiql ? { subscriptionsProtocol: "WS" } : false,
     landingPage: false,
     logging: false,
-    // Over websockets the credentials come from `connection_init`; over HTTP (and SSE) from headers.
-    context: (initial: { request: Request; connectionParams?: Record<string, unknown> }) =>
-      createContext(
-        options.services,
-        options.prisma,
-        initial.connectionParams ? credentialsFromConnectionParams(initial.connectionParams) : credentialsFrom(initial.request.headers),
-      ),
+    // Over websockets the credentials come from `connection_init`; over HTTP (and SSE) from the request's headers.
+    context: (initial) => {
+      const req = initial.req as IncomingMessage | undefined;
+      const connectionParams = initial.connectionParams as Record<string, unknown> | undefined;
+      return createContext(options.services, options.prisma, () =>
+        connectionParams || !req
+          ? options.services.auth.authenticate(credentialsFromConnectionParams(connectionParams))
+          : authenticateRequest(req, options.services),
+      );
+    },
     maskedErrors: { maskError: (error) => maskError(error, options.logger) },
     plugins: [
       EnvelopArmorPlugin({

@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from "express";
 import { parse, getOperationAST } from "graphql";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { isUniqueViolation } from "../db/errors.js";
-import { credentialsFrom } from "../auth/credentials.js";
+import { authenticateRequest } from "./request-auth.js";
 import { AppError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Services } from "../services.js";
@@ -84,7 +84,7 @@ export function idempotency(deps: { prisma: PrismaClient; services: Services; lo
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
       return sendError(res, new AppError("BAD_USER_INPUT", `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`));
     }
-    const clientId = await deps.services.auth.authenticate(credentialsFrom(req.headers)).then(
+    const clientId = await authenticateRequest(req, deps.services).then(
       (auth) => auth.clientId,
       () => undefined,
     );

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from "express";
 import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
 import type { PrismaClient } from "../generated/prisma/client.js";
-import { credentialsFrom } from "../auth/credentials.js";
+import { authenticateRequest } from "../http/request-auth.js";
 import { createContext } from "../graphql/context.js";
 import type { Logger } from "../logger.js";
 import type { Services } from "../services.js";
@@ -29,7 +29,7 @@ export function restRouter(routes: Route[], deps: Deps): Router {
         schema: deps.schema,
         document,
         variableValues: route.variables?.(input) ?? {},
-        contextValue: createContext(deps.services, deps.prisma, credentialsFrom(req.headers)),
+        contextValue: createContext(deps.services, deps.prisma, () => authenticateRequest(req, deps.services)),
       });
       if (result.errors?.length) {
         const error = restError(result.errors[0], deps.logger, route.errors);
