@@ -2,15 +2,17 @@ import { createServer, type Server } from "node:http";
 import type { Socket } from "node:net";
 import express from "express";
 import { Redis } from "ioredis";
+import proxyAddr from "proxy-addr";
 import type { Config } from "./config.js";
 import { embeddedDataDir, openDatabase, type Database } from "./db/database.js";
 import { createGraphQLServer } from "./graphql/yoga.js";
-import { schema } from "./graphql/schema.js";
 import { attachWebSocketServer } from "./graphql/websocket.js";
+import { accessLog } from "./http/access-log.js";
+import { readBody } from "./http/body.js";
 import { errorHandler, notFoundRoute } from "./http/errors.js";
-import { idempotency } from "./http/idempotency.js";
-import { jsonBody } from "./http/json-body.js";
-import { rateLimit } from "./http/rate-limit.js";
+import { IdempotencyRecords } from "./pipeline/idempotency-records.js";
+import { RateLimits } from "./pipeline/rate-limits.js";
+import { httpRequestInfo } from "./pipeline/request-info.js";
 import type { Logger } from "./logger.js";
 import { loadOrCreateMasterKey } from "./providers/custodian.js";
 import { createSandboxProviders, type Providers } from "./providers/index.js";
@@ -62,29 +64,39 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     logger,
   });
   const services = createServices({ prisma: db.prisma, config, logger, mailer, providers, events: bus.events });
+  const rateLimits = new RateLimits(
+    {
+      perClient: config.rateLimitPerMinute,
+      perIp: config.rateLimitPerMinute * 5,
+      signInPerIp: config.signInRateLimitPerMinute,
+      webhooksPerIp: config.rateLimitPerMinute * 5,
+    },
+    redis,
+  );
   const yoga = createGraphQLServer({
     prisma: db.prisma,
     services,
     logger,
     graphiql: config.env !== "production",
     introspection: config.introspection,
+    rateLimits,
+    idempotency: new IdempotencyRecords({ prisma: db.prisma, encryptionKey: config.encryptionKey }),
   });
 
   const app = express();
   app.disable("x-powered-by");
-  app.set("trust proxy", "loopback");
+  app.set("trust proxy", config.trustProxy);
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
   app.get("/readyz", async (_req, res) => {
     const ready = await db.ping();
     res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "database unavailable" });
   });
-  // Before the JSON parser: webhook signatures cover the raw body.
-  app.use(webhookRouter(services.webhooks));
-  app.use(["/v1", "/graphql"], jsonBody("100kb"));
-  app.use(["/v1", "/graphql"], rateLimit({ perMinute: config.rateLimitPerMinute, redis }));
-  app.use(["/v1", "/graphql"], idempotency({ prisma: db.prisma, services, logger }));
-  app.use("/graphql", (req, res) => void yoga.handle(req, res));
-  app.use(restRouter(config.sandbox ? [...routes, ...sandboxRoutes] : routes, { schema, prisma: db.prisma, services, logger }));
+  app.use(accessLog(logger));
+  // Before the body reader: webhook signatures cover the raw body.
+  app.use(webhookRouter(services.webhooks, rateLimits));
+  app.use(["/v1", "/graphql"], readBody());
+  app.use("/graphql", (req, res) => void yoga.handle(req, res, { requestInfo: httpRequestInfo(req, "graphql-http") }));
+  app.use(restRouter(config.sandbox ? [...routes, ...sandboxRoutes] : routes, yoga));
   app.use(notFoundRoute);
   app.use(errorHandler(logger));
 
@@ -94,7 +106,13 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   });
-  const websockets = attachWebSocketServer(httpServer, yoga, services);
+  const trustedProxy = app.get("trust proxy fn") as Parameters<typeof proxyAddr>[1];
+  const websockets = attachWebSocketServer(httpServer, yoga, {
+    services,
+    watch: services.credentialWatch,
+    limits: config.websocket,
+    clientIp: (request) => proxyAddr(request, trustedProxy),
+  });
   let url = "";
   let settler: DepositSettler | undefined;
 
@@ -127,6 +145,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
       await closed;
       clearTimeout(grace);
       await settler?.stop();
+      services.credentialWatch.close();
       mailer.close();
       redis?.disconnect();
       await bus.close();
