@@ -7,7 +7,7 @@ import type { Config } from "./config.js";
 import { embeddedDataDir, openDatabase, type Database } from "./db/database.js";
 import { createGraphQLServer } from "./graphql/yoga.js";
 import { attachWebSocketServer } from "./graphql/websocket.js";
-import { accessLog } from "./http/access-log.js";
+import { accessLog, requestScope } from "./http/access-log.js";
 import { readBody } from "./http/body.js";
 import { errorHandler, notFoundRoute } from "./http/errors.js";
 import { IdempotencyRecords } from "./pipeline/idempotency-records.js";
@@ -91,7 +91,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     const ready = await db.ping();
     res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "database unavailable" });
   });
-  app.use(accessLog(logger));
+  app.use(accessLog(logger), requestScope);
   // Before the body reader: webhook signatures cover the raw body.
   app.use(webhookRouter(services.webhooks, rateLimits));
   app.use(["/v1", "/graphql"], readBody());

@@ -7,6 +7,7 @@ import { useServer } from "graphql-ws/use/ws";
 import { credentialsFromConnectionParams } from "../auth/credentials.js";
 import type { CredentialWatch } from "../auth/credential-watch.js";
 import { websocketRequestInfo } from "../pipeline/request-info.js";
+import { inRequestScope } from "../logger.js";
 import type { Services } from "../services.js";
 import type { Yoga } from "./yoga.js";
 
@@ -29,7 +30,6 @@ type ConnectionExtra = {
   socket: WebSocket;
   /** Set when the connection is accepted. */
   ip?: string;
-  requestId?: string;
   stopWatching?: () => void;
   release?: () => void;
 };
@@ -64,12 +64,11 @@ export function attachWebSocketServer(
 
   const disposable = useServer<Record<string, unknown> | undefined, ConnectionExtra>(
     {
-      execute: (args) => (args.rootValue as EnvelopedRoot).execute(args) as never,
-      subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args) as never,
+      execute: (args) => inRequestScope(requestIdOf(args), () => (args.rootValue as EnvelopedRoot).execute(args)) as never,
+      subscribe: (args) => inRequestScope(requestIdOf(args), () => (args.rootValue as EnvelopedRoot).subscribe(args)) as never,
       onConnect: async (ctx) => {
         const extra = ctx.extra;
         extra.ip = deps.clientIp(extra.request);
-        extra.requestId = randomUUID();
         const credential = await deps.services.auth.authenticate(credentialsFromConnectionParams(ctx.connectionParams)).catch(() => undefined);
         if (!credential) return false;
         if (connectionsPerClient.count(credential.clientId) >= deps.limits.connectionsPerClient) {
@@ -92,7 +91,7 @@ export function attachWebSocketServer(
         const requestInfo = websocketRequestInfo({
           connectionParams: ctx.connectionParams,
           ip: ctx.extra.ip ?? "unknown",
-          requestId: ctx.extra.requestId ?? randomUUID(),
+          requestId: randomUUID(),
           extensions: params.extensions ?? undefined,
         });
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ requestInfo, req: ctx.extra.request, params });
@@ -123,6 +122,8 @@ export function attachWebSocketServer(
     },
   };
 }
+
+const requestIdOf = (args: ExecutionArgs) => (args.contextValue as { requestInfo: { requestId: string } }).requestInfo.requestId;
 
 /** Open connections per key (an address, a client). */
 class Counter {

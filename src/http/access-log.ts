@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Request } from "express";
 import { pinoHttp } from "pino-http";
-import type { Logger } from "../logger.js";
+import type { NextFunction, Response } from "express";
+import { inRequestScope, type Logger } from "../logger.js";
 import { requestIdOf, type RequestInfo } from "../pipeline/request-info.js";
 
 /**
@@ -17,19 +18,24 @@ export function accessLog(logger: Logger) {
       res.setHeader("x-request-id", id);
       return id;
     },
-    customAttributeKeys: { reqId: "requestId", responseTime: "durationMs" },
+    customAttributeKeys: { responseTime: "durationMs" },
     serializers: {
       req: (req: { method: string; url: string }) => ({ method: req.method, path: req.url.split("?")[0] }),
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
     },
     customSuccessObject: (req, res, fields: Record<string, unknown>) => ({
       ...fields,
+      requestId: req.id,
       route: (req as Request).route?.path,
       clientId: ((res as unknown as { locals?: { requestInfo?: RequestInfo } }).locals?.requestInfo)?.clientId,
     }),
-    customErrorObject: (req, _res, _error, fields: Record<string, unknown>) => ({ ...fields, route: (req as Request).route?.path }),
+    customErrorObject: (req, _res, _error, fields: Record<string, unknown>) => ({ ...fields, requestId: req.id, route: (req as Request).route?.path }),
     customSuccessMessage: () => "request completed",
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? "error" : "info"),
-    quietReqLogger: true,
   });
+}
+
+/** Every log line written while the request is handled carries its id (see `inRequestScope`). */
+export function requestScope(req: Request, _res: Response, next: NextFunction) {
+  inRequestScope(String(req.id), next);
 }
