@@ -63,7 +63,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     postgres: db.pool && config.databaseUrl ? { connectionString: config.databaseUrl, pool: db.pool } : undefined,
     logger,
   });
-  const services = createServices({ prisma: db.prisma, config, logger, mailer, providers, events: bus.events });
+  const services = createServices({ prisma: db.prisma, sql: db.sql, config, logger, mailer, providers, events: bus.events });
   const rateLimits = new RateLimits(
     {
       perClient: config.rateLimitPerMinute,

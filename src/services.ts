@@ -1,4 +1,5 @@
 import type { PrismaClient } from "./generated/prisma/client.js";
+import type { SqlReader } from "./db/database.js";
 import type { Config } from "./config.js";
 import type { Logger } from "./logger.js";
 import type { Providers } from "./providers/index.js";
@@ -27,6 +28,7 @@ import { webhookFeed } from "./sandbox/webhook-feed.js";
 
 export type ServiceDeps = {
   prisma: PrismaClient;
+  sql: SqlReader;
   config: Config;
   logger: Logger;
   mailer: Mailer;
@@ -39,7 +41,7 @@ export type ServiceDeps = {
 export function createServices(deps: ServiceDeps) {
   const credentials = new CredentialCache({ events: deps.events, logger: deps.logger, ttlMs: deps.config.credentialCacheMs });
   const keys = new ApiKeyService(deps.prisma, credentials);
-  const users = new UserService(deps.prisma);
+  const users = new UserService(deps.prisma, deps.sql);
   const ledger = new LedgerService(deps.prisma);
   const wallets = new WalletService({ prisma: deps.prisma, custodian: deps.providers.custodian, users, logger: deps.logger });
   const virtualAccounts = new VirtualAccountService({

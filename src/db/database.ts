@@ -6,8 +6,17 @@ import { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../logger.js";
 import { applyMigrations, type SqlSession } from "./migrate.js";
 
+/**
+ * Plain SQL for the few hot reads where Prisma's per-call query planning dominates (see README,
+ * Measured): a named prepared statement on PostgreSQL, a direct query on the embedded database.
+ */
+export type SqlReader = {
+  query<Row>(name: string, text: string, values: unknown[]): Promise<Row[]>;
+};
+
 export type Database = {
   prisma: PrismaClient;
+  sql: SqlReader;
   /** The PostgreSQL pool behind Prisma; absent on the embedded database. */
   pool?: pg.Pool;
   ping(): Promise<boolean>;
@@ -38,6 +47,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma,
+    sql: { query: async <Row>(name: string, text: string, values: unknown[]) => (await pool.query({ name, text, values })).rows as Row[] },
     pool,
     ping: () => pool.query("SELECT 1").then(() => true, () => false),
     async close() {
@@ -65,6 +75,7 @@ async function openEmbedded(dir: string, options: DatabaseOptions): Promise<Data
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) as unknown as PrismaPg });
   return {
     prisma,
+    sql: { query: async <Row>(_name: string, text: string, values: unknown[]) => (await db.query<Row>(text, values)).rows },
     ping: () => db.query("SELECT 1").then(() => true, () => false),
     async close() {
       await prisma.$disconnect();

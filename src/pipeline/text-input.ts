@@ -55,7 +55,19 @@ function inVariables(value: unknown, path: string): Problem | undefined {
   return undefined;
 }
 
+/** Documents are parsed once and cached (yoga's parser cache, the REST table), so their verdict is too. */
+const literalVerdicts = new WeakMap<DocumentNode, { problem?: Problem }>();
+
 function inLiterals(document: DocumentNode): Problem | undefined {
+  let verdict = literalVerdicts.get(document);
+  if (!verdict) {
+    verdict = { problem: firstLiteralProblem(document) };
+    literalVerdicts.set(document, verdict);
+  }
+  return verdict.problem;
+}
+
+function firstLiteralProblem(document: DocumentNode): Problem | undefined {
   let found: Problem | undefined;
   visit(document, {
     StringValue(node) {
