@@ -33,6 +33,9 @@ export function inRequestScope<T>(requestId: string, work: () => T): T {
   return requestScope.run({ requestId }, work);
 }
 
+/** The id of the request being handled, if any (for error bodies that quote it). */
+export const currentRequestId = (): string | undefined => requestScope.getStore()?.requestId;
+
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return pino(
     { level, redact: { paths: REDACTED_PATHS, censor: "[redacted]" }, base: undefined, mixin: () => requestScope.getStore() ?? {} },

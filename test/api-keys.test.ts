@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, type Tenant, type TestServer } from "./support/server.js";
-import { errorCodes, gql, rest } from "./support/http.js";
+import { errorCodes, gql, rest, contractKeys } from "./support/http.js";
 import { signIn, startServerWithMailbox, type Mailbox } from "./support/mailbox.js";
 
 let server: TestServer;
@@ -46,7 +46,7 @@ describe("POST /v1/api-keys", () => {
   it("needs credentials", async () => {
     const res = await rest(server, "POST", "/v1/api-keys");
     expect(res.status).toBe(401);
-    expect(Object.keys(res.body)).toEqual(["error"]);
+    expect(contractKeys(res.body)).toEqual(["error"]);
   });
 });
 
@@ -111,7 +111,7 @@ describe("DELETE /v1/api-keys/{keyId}", () => {
     const tenant = await newTenant(server);
     const res = await rest(server, "DELETE", `/v1/api-keys/${crypto.randomUUID()}`, { headers: tenant.headers });
     expect(res.status).toBe(404);
-    expect(Object.keys(res.body)).toEqual(["message"]);
+    expect(contractKeys(res.body)).toEqual(["message"]);
   });
 
   it("answers 404 {message} for another client's key, which keeps working", async () => {
@@ -120,7 +120,7 @@ describe("DELETE /v1/api-keys/{keyId}", () => {
     const aKey = await createKey(a);
     const res = await rest(server, "DELETE", `/v1/api-keys/${aKey.body.id}`, { headers: b.headers });
     expect(res.status).toBe(404);
-    expect(Object.keys(res.body)).toEqual(["message"]);
+    expect(contractKeys(res.body)).toEqual(["message"]);
     expect((await rest(server, "GET", "/v1/user", { headers: { "x-api-key": aKey.body.key } })).status).toBe(200);
   });
 
@@ -128,7 +128,7 @@ describe("DELETE /v1/api-keys/{keyId}", () => {
     const tenant = await newTenant(server);
     const res = await rest(server, "DELETE", "/v1/api-keys/not-a-uuid", { headers: tenant.headers });
     expect(res.status).toBe(400);
-    expect(Object.keys(res.body)).toEqual(["error"]);
+    expect(contractKeys(res.body)).toEqual(["error"]);
     expect(res.body.error).toMatch(/keyId/);
   });
 });

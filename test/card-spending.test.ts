@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, newTenant, type Tenant, type TestServer } from "./support/server.js";
-import { createUser, errorCodes, gql, rest } from "./support/http.js";
+import { createUser, errorCodes, gql, rest, contractKeys } from "./support/http.js";
 import { expectLedgerInvariants, fund } from "./support/ledger.js";
 
 let server: TestServer;
@@ -50,7 +50,7 @@ describe("POST /v1/sandbox/card-transactions", () => {
     await fund(server, tenant.clientId, userId, "EUR", "500");
     const res = await spend(tenant, { userId, amount: 10.01, description: "Too much" });
     expect(res.status).toBe(400);
-    expect(Object.keys(res.body)).toEqual(["error", "details"]);
+    expect(contractKeys(res.body)).toEqual(["error", "details"]);
     expect(res.body.error).toMatch(/insufficient funds/i);
     const list = await rest(server, "GET", `/v1/virtual-cards/transactions/${userId}/1`, { headers: tenant.headers });
     expect(list.body.total).toBe(0);

@@ -2,7 +2,7 @@ import cardValidator from "card-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SandboxCardIssuer } from "../src/providers/card-issuer.js";
 import { newTenant, startServer, type TestServer } from "./support/server.js";
-import { createUser, errorCodes, gql, rest } from "./support/http.js";
+import { createUser, errorCodes, gql, rest, contractKeys } from "./support/http.js";
 
 const CARD_FIELDS = ["id", "userId", "providerId", "cardNumber", "cardCVV", "cardExpiry", "createdAt", "updatedAt"];
 const TRANSACTION_FIELDS = ["id", "amount", "balance", "created_ts", "description", "status", "type"];
@@ -90,7 +90,7 @@ describe("GET /v1/virtual-cards/{userId}", () => {
     for (const userId of [crypto.randomUUID(), foreignUser]) {
       const res = await rest(server, "GET", `/v1/virtual-cards/${userId}`, { headers: tenant.headers });
       expect(res.status).toBe(404);
-      expect(Object.keys(res.body)).toEqual(["error"]);
+      expect(contractKeys(res.body)).toEqual(["error"]);
     }
     expect(await server.app.db.prisma.card.count({ where: { userId: foreignUser } })).toBe(0);
     const bad = await rest(server, "GET", "/v1/virtual-cards/nope", { headers: tenant.headers });
@@ -139,7 +139,7 @@ describe("POST /v1/virtual-cards when the issuer fails", () => {
     const userId = await createUser(failing, tenant);
     const res = await rest(failing, "POST", "/v1/virtual-cards", { headers: tenant.headers, body: { userId } });
     expect(res.status).toBe(500);
-    expect(Object.keys(res.body)).toEqual(["error"]);
+    expect(contractKeys(res.body)).toEqual(["error"]);
     expect(await failing.app.db.prisma.card.count({ where: { userId } })).toBe(0);
   });
 });
@@ -213,7 +213,7 @@ describe("GET /v1/virtual-cards/transactions/{userId}/{page}", () => {
     for (const userId of [withoutCard, crypto.randomUUID(), foreignUser]) {
       const res = await rest(server, "GET", `/v1/virtual-cards/transactions/${userId}/1`, { headers: tenant.headers });
       expect(res.status).toBe(404);
-      expect(Object.keys(res.body)).toEqual(["error"]);
+      expect(contractKeys(res.body)).toEqual(["error"]);
     }
     expect(await server.app.db.prisma.card.count({ where: { userId: withoutCard } })).toBe(0);
   });

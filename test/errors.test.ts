@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, type TestServer } from "./support/server.js";
-import { rest, userInput, type HttpResult } from "./support/http.js";
+import { rest, userInput, type HttpResult, contractKeys } from "./support/http.js";
 import { startServerWithMailbox, type Mailbox } from "./support/mailbox.js";
 
 let server: TestServer;
@@ -15,8 +15,10 @@ afterAll(() => server?.stop());
 function expectJsonError(res: HttpResult, status: number) {
   expect(res.status).toBe(status);
   expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-  expect(Object.keys(res.body)).toEqual(["error"]);
+  expect(contractKeys(res.body)).toEqual(["error"]);
   expect(typeof res.body.error).toBe("string");
+  expect(res.body.code).toMatch(/^[A-Z_]+$/);
+  expect(res.body.requestId).toBe(res.headers.get("x-request-id"));
   expect(res.body.error).not.toMatch(/\n\s+at |node_modules|\.ts:\d+/);
 }
 
@@ -74,6 +76,34 @@ describe("unexpected errors", () => {
   });
 });
 
+describe("request ids", () => {
+  it("are on every response, kept when well-formed, made when absent or malformed", async () => {
+    const tenant = await newTenant(server);
+    const made = await rest(server, "GET", "/v1/user", { headers: tenant.headers });
+    expect(made.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    const kept = await rest(server, "GET", "/v1/user", { headers: { ...tenant.headers, "x-request-id": "support-case_42.a" } });
+    expect(kept.headers.get("x-request-id")).toBe("support-case_42.a");
+    const hostile = await rest(server, "GET", "/v1/user", { headers: { ...tenant.headers, "x-request-id": "a b<script>" } });
+    expect(hostile.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("stand in REST error bodies with the code, in GraphQL error extensions, and on the request's log lines", async () => {
+    const requestId = `case-${crypto.randomUUID()}`;
+    const viaRest = await rest(server, "POST", "/v1/client-auth/otp", { headers: { "x-request-id": requestId }, body: { email: `x-${crypto.randomUUID()}@example.com` } });
+    expect(viaRest.body).toMatchObject({ error: "Internal server error", code: "INTERNAL", requestId });
+    const logged = server.logs.filter((line) => line.includes(requestId)).map((line) => JSON.parse(line));
+    expect(logged.map((line) => line.msg)).toEqual(expect.arrayContaining(["unexpected error", "request completed"]));
+    expect(logged.find((line) => line.msg === "request completed")).toMatchObject({ res: { status: 500 }, req: { method: "POST", path: "/v1/client-auth/otp" }, route: "/v1/client-auth/otp", durationMs: expect.any(Number) });
+
+    const tenant = await newTenant(server);
+    const viaGraphql = await rest(server, "POST", "/graphql", {
+      headers: { ...tenant.headers, "x-request-id": requestId },
+      body: { query: `{ user(id: "${crypto.randomUUID()}") { id } }` },
+    });
+    expect(viaGraphql.body.errors[0].extensions).toEqual({ code: "NOT_FOUND", requestId });
+  });
+});
+
 describe("documented errors keep their shape", () => {
   it("authentication failures are 401 {error}", async () => {
     expectJsonError(await rest(server, "GET", "/v1/user"), 401);
@@ -85,6 +115,6 @@ describe("documented errors keep their shape", () => {
     const res = await rest(server, "DELETE", `/v1/api-keys/${crypto.randomUUID()}`, { headers: tenant.headers });
     expect(res.status).toBe(404);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-    expect(Object.keys(res.body)).toEqual(["message"]);
+    expect(contractKeys(res.body)).toEqual(["message"]);
   });
 });

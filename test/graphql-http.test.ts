@@ -112,7 +112,7 @@ describe("error masking", () => {
     expect(res.body.errors).toHaveLength(1);
     const [error] = res.body.errors;
     expect(error.message).toBe("Unexpected error");
-    expect(error.extensions).toEqual({ code: "INTERNAL" });
+    expect(error.extensions).toEqual({ code: "INTERNAL", requestId: res.headers.get("x-request-id") });
     expect(JSON.stringify(res.body)).not.toMatch(/mailbox unavailable|stack|smtp|\.ts:\d+/i);
     expect(server.logs.join("\n")).toContain("mailbox unavailable");
   });

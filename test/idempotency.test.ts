@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
-import { gql, rest, userInput } from "./support/http.js";
+import { gql, rest, userInput, contractKeys } from "./support/http.js";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -39,7 +39,7 @@ describe("Idempotency-Key on REST", () => {
     await postUser(tenant, key, userInput());
     const res = await postUser(tenant, key, userInput());
     expect(res.status).toBe(422);
-    expect(Object.keys(res.body)).toEqual(["error"]);
+    expect(contractKeys(res.body)).toEqual(["error"]);
     expect(await userCount(tenant)).toBe(1);
   });
 
@@ -55,7 +55,7 @@ describe("Idempotency-Key on REST", () => {
     });
     const res = await postUser(tenant, key, input);
     expect(res.status).toBe(409);
-    expect(Object.keys(res.body)).toEqual(["error"]);
+    expect(contractKeys(res.body)).toEqual(["error"]);
     expect(await userCount(tenant)).toBe(1);
   });
 
@@ -106,7 +106,7 @@ describe("Idempotency-Key on REST", () => {
     const tenant = await newTenant(server);
     const res = await postUser(tenant, "k".repeat(256), userInput());
     expect(res.status).toBe(400);
-    expect(Object.keys(res.body)).toEqual(["error"]);
+    expect(contractKeys(res.body)).toEqual(["error"]);
   });
 });
 

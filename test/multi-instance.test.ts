@@ -28,12 +28,20 @@ const event = (overrides: Partial<DepositEvent> = {}): DepositEvent => ({
 const settle = () => new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_SETTLE_MS));
 
 /** The next event the bus delivers, or a rejection after `timeoutMs`. */
-function nextEvent(events: Events, timeoutMs = 3000): { received: Promise<DepositEvent>; stop(): void } {
+/**
+ * The next event that `matches`: other test files publish deposits on the same database meanwhile,
+ * so a test waits for its own event, not for the first one on the channel.
+ */
+function nextEvent(events: Events, matches: (event: DepositEvent) => boolean, timeoutMs = 3000): { received: Promise<DepositEvent> } {
   const iterator = events.subscribe("deposit")[Symbol.asyncIterator]();
   const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("no event received")), timeoutMs));
-  const received = Promise.race([iterator.next().then((result) => result.value as DepositEvent), timeout]);
+  const own = (async () => {
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) if (matches(next.value)) return next.value as DepositEvent;
+    throw new Error("no event received");
+  })();
+  const received = Promise.race([own, timeout]).finally(() => void iterator.return?.());
   received.catch(() => undefined);
-  return { received, stop: () => void iterator.return?.() };
+  return { received };
 }
 
 async function isReachable(url: string): Promise<boolean> {
@@ -67,9 +75,9 @@ describe.skipIf(!testDatabaseUrl)("events across instances (PostgreSQL)", () => 
   it("delivers an event published on one LISTEN/NOTIFY bus to subscribers of another, and to its own", async () => {
     const [publisher, subscriber] = [await openPostgresBus(), await openPostgresBus()];
     try {
-      const remote = nextEvent(subscriber.events);
-      const local = nextEvent(publisher.events);
       const published = event();
+      const remote = nextEvent(subscriber.events, (e) => e.depositId === published.depositId);
+      const local = nextEvent(publisher.events, (e) => e.depositId === published.depositId);
       publisher.events.publish("deposit", published);
       expect(await remote.received).toEqual(published);
       expect(await local.received).toEqual(published);
@@ -84,9 +92,12 @@ describe.skipIf(!testDatabaseUrl)("events across instances (PostgreSQL)", () => 
       const iterator = subscriber.events.subscribe("deposit")[Symbol.asyncIterator]();
       const first = iterator.next();
       const published = Array.from({ length: 20 }, (_, i) => event({ status: `S${i}` }));
+      const ours = new Set(published.map((e) => e.depositId));
       published.forEach((e) => publisher.events.publish("deposit", e));
-      const received = [(await first).value];
-      while (received.length < published.length) received.push((await iterator.next()).value);
+      const received: DepositEvent[] = [];
+      for (let next = await first; received.length < published.length; next = await iterator.next()) {
+        if (ours.has(next.value.depositId)) received.push(next.value);
+      }
       expect(received).toEqual(published);
       await iterator.return?.();
     } finally {
@@ -110,8 +121,8 @@ describe.skipIf(!testDatabaseUrl)("events across instances (PostgreSQL)", () => 
         const listeners = await pool.query("SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()", [LISTENER_APPLICATION_NAME]);
         return listeners.rowCount;
       }, { timeout: 5000 }).toBe(killed.rowCount);
-      const received = nextEvent(subscriber);
       const published = event();
+      const received = nextEvent(subscriber, (e) => e.depositId === published.depositId);
       publisher.events.publish("deposit", published);
       expect(await received.received).toEqual(published);
       expect(logs.join("")).toContain("event listener connection lost");
@@ -123,8 +134,9 @@ describe.skipIf(!testDatabaseUrl)("events across instances (PostgreSQL)", () => 
   it("refuses to publish an event too large for NOTIFY, and says so in the log", async () => {
     const bus = await openPostgresBus();
     try {
-      const received = nextEvent(bus.events, 500);
-      bus.events.publish("deposit", event({ status: "X".repeat(8000) }));
+      const tooLarge = event({ status: "X".repeat(8000) });
+      const received = nextEvent(bus.events, (e) => e.depositId === tooLarge.depositId, 500);
+      bus.events.publish("deposit", tooLarge);
       await expect(received.received).rejects.toThrow("no event received");
       expect(logs.join("")).toContain("event too large to publish");
     } finally {
@@ -139,9 +151,9 @@ describe.skipIf(!redisReachable)("events across instances (Redis)", () => {
     const buses: EventBus[] = [await openEventBus({ redisUrl, logger }), await openEventBus({ redisUrl, logger })];
     try {
       expect(buses.map((bus) => bus.transport)).toEqual(["redis", "redis"]);
-      const received = nextEvent(buses[1].events);
-      await settle(); // the first local subscriber SUBSCRIBEs to the channel
       const published = event();
+      const received = nextEvent(buses[1].events, (e) => e.depositId === published.depositId);
+      await settle(); // the first local subscriber SUBSCRIBEs to the channel
       buses[0].events.publish("deposit", published);
       expect(await received.received).toEqual(published);
     } finally {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { testDatabaseUrl, type TestServer } from "./support/server.js";
-import { errorCodes, gql, rest } from "./support/http.js";
+import { errorCodes, gql, rest, contractKeys, contractBody } from "./support/http.js";
 import { signIn, startServerWithMailbox, type Mailbox } from "./support/mailbox.js";
 
 let server: TestServer;
@@ -42,14 +42,14 @@ describe("POST /v1/client-auth/otp", () => {
   it.each([["not-an-email"], [""], [42]])("refuses the email %j with 400 {error}", async (email) => {
     const res = await requestOtp(email);
     expect(res.status).toBe(400);
-    expect(Object.keys(res.body)).toEqual(["error"]);
+    expect(contractKeys(res.body)).toEqual(["error"]);
     expect(res.body.error).toMatch(/email/);
   });
 
   it("refuses a missing email with 400 naming it", async () => {
     const res = await rest(server, "POST", "/v1/client-auth/otp", { body: {} });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: "email is required" });
+    expect(contractBody(res.body)).toEqual({ error: "email is required" });
   });
 
   it("answers the sixth request for one address within 10 minutes with 429 {error} and Retry-After", async () => {
@@ -57,7 +57,7 @@ describe("POST /v1/client-auth/otp", () => {
     for (let i = 0; i < 5; i++) expect((await requestOtp(email)).status).toBe(200);
     const limited = await requestOtp(email);
     expect(limited.status).toBe(429);
-    expect(Object.keys(limited.body)).toEqual(["error"]);
+    expect(contractKeys(limited.body)).toEqual(["error"]);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await requestOtp(newEmail())).status).toBe(200);
   });
@@ -99,7 +99,7 @@ describe("POST /v1/client-auth/verify", () => {
     const code = await mailbox.codeFor(email);
     const wrong = await verify(email, wrongCode(code));
     expect(wrong.status).toBe(401);
-    expect(Object.keys(wrong.body)).toEqual(["error"]);
+    expect(contractKeys(wrong.body)).toEqual(["error"]);
     expect((await verify(email, code)).status).toBe(200);
   });
 
@@ -110,7 +110,7 @@ describe("POST /v1/client-auth/verify", () => {
     for (let i = 0; i < 5; i++) expect((await verify(email, wrongCode(code))).status).toBe(401);
     const locked = await verify(email, code);
     expect(locked.status).toBe(401);
-    expect(Object.keys(locked.body)).toEqual(["error"]);
+    expect(contractKeys(locked.body)).toEqual(["error"]);
   });
 
   // The code's row is held locked while the guesses arrive, so that they are all in flight at once.
@@ -142,7 +142,7 @@ describe("POST /v1/client-auth/verify", () => {
     await server.app.db.prisma.otpCode.updateMany({ where: { email }, data: { expiresAt: new Date(Date.now() - 1000) } });
     const res = await verify(email, code);
     expect(res.status).toBe(401);
-    expect(Object.keys(res.body)).toEqual(["error"]);
+    expect(contractKeys(res.body)).toEqual(["error"]);
   });
 
   it("accepts a code only once", async () => {
@@ -175,7 +175,7 @@ describe("session status and logout", () => {
   it("status without a session token is 401 {error}", async () => {
     const res = await rest(server, "GET", "/v1/client-auth/status");
     expect(res.status).toBe(401);
-    expect(Object.keys(res.body)).toEqual(["error"]);
+    expect(contractKeys(res.body)).toEqual(["error"]);
   });
 
   it("logout answers {success: true}; the token is refused everywhere afterwards", async () => {
@@ -187,7 +187,7 @@ describe("session status and logout", () => {
     for (const [method, path] of [["GET", "/v1/client-auth/status"], ["GET", "/v1/user"], ["POST", "/v1/api-keys"], ["POST", "/v1/client-auth/logout"]]) {
       const res = await rest(server, method, path, { headers: session.headers });
       expect(res.status, `${method} ${path}`).toBe(401);
-      expect(Object.keys(res.body)).toEqual(["error"]);
+      expect(contractKeys(res.body)).toEqual(["error"]);
     }
     expect(errorCodes(await gql(server, "{ me { id } }", {}, session.headers))).toEqual(["UNAUTHENTICATED"]);
   });

@@ -1,7 +1,7 @@
 import { isAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
-import { createUser, errorCodes, gql, rest } from "./support/http.js";
+import { createUser, errorCodes, gql, rest, contractKeys } from "./support/http.js";
 
 const ACCOUNT_FIELDS = ["id", "userId", "chain", "chainId", "address", "tokenAddress", "balance", "createdAt"];
 const USDC_ON_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
@@ -72,7 +72,7 @@ describe("POST /v1/accounts/usdc/{userId}", () => {
     for (const userId of [crypto.randomUUID(), foreignUser]) {
       const res = await createAccount(tenant, userId, "BASE");
       expect(res.status).toBe(404);
-      expect(Object.keys(res.body)).toEqual(["error"]);
+      expect(contractKeys(res.body)).toEqual(["error"]);
     }
     expect(await server.app.db.prisma.usdcAccount.count({ where: { userId: foreignUser } })).toBe(0);
   });
@@ -120,7 +120,7 @@ describe("GET /v1/accounts/usdc/{userId}/{chain}", () => {
     await createAccount(tenant, userId, "ETHEREUM");
     const missing = await rest(server, "GET", `/v1/accounts/usdc/${userId}/BASE`, { headers: tenant.headers });
     expect(missing.status).toBe(404);
-    expect(Object.keys(missing.body)).toEqual(["error"]);
+    expect(contractKeys(missing.body)).toEqual(["error"]);
     const foreign = await rest(server, "GET", `/v1/accounts/usdc/${userId}/ETHEREUM`, { headers: other.headers });
     expect(foreign.status).toBe(404);
   });

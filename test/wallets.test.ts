@@ -2,7 +2,7 @@ import { isAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SandboxCustodian } from "../src/providers/custodian.js";
 import { newTenant, startServer, type TestServer } from "./support/server.js";
-import { createUser, errorCodes, gql, rest } from "./support/http.js";
+import { createUser, errorCodes, gql, rest, contractKeys } from "./support/http.js";
 
 const WALLET_FIELDS = ["id", "userId", "clientId", "walletId", "addressId", "address", "blockchain", "createdAt", "updatedAt"];
 
@@ -52,7 +52,7 @@ describe("POST /v1/wallet", () => {
     for (const body of [{ userId: "not-a-uuid" }, {}]) {
       const res = await rest(server, "POST", "/v1/wallet", { headers: tenant.headers, body });
       expect(res.status).toBe(400);
-      expect(Object.keys(res.body)).toEqual(["error"]);
+      expect(contractKeys(res.body)).toEqual(["error"]);
       expect(res.body.error).toMatch(/userId/);
     }
   });
@@ -63,7 +63,7 @@ describe("POST /v1/wallet", () => {
     for (const userId of [crypto.randomUUID(), foreignUser]) {
       const res = await rest(server, "POST", "/v1/wallet", { headers: tenant.headers, body: { userId } });
       expect(res.status).toBe(404);
-      expect(Object.keys(res.body)).toEqual(["error"]);
+      expect(contractKeys(res.body)).toEqual(["error"]);
     }
     expect(await server.app.db.prisma.wallet.count({ where: { userId: foreignUser } })).toBe(0);
   });
@@ -94,7 +94,7 @@ describe("POST /v1/wallet when the custodian fails", () => {
     const userId = await createUser(failing, tenant);
     const res = await rest(failing, "POST", "/v1/wallet", { headers: tenant.headers, body: { userId } });
     expect(res.status).toBe(500);
-    expect(Object.keys(res.body)).toEqual(["error"]);
+    expect(contractKeys(res.body)).toEqual(["error"]);
     expect(res.body.error).not.toMatch(/internal detail/);
     expect(await failing.app.db.prisma.wallet.count({ where: { userId } })).toBe(0);
   });
@@ -124,7 +124,7 @@ describe("GET /v1/wallet/{userId}", () => {
     for (const userId of [withoutWallet, crypto.randomUUID(), foreignUser]) {
       const res = await rest(server, "GET", `/v1/wallet/${userId}`, { headers: tenant.headers });
       expect(res.status).toBe(404);
-      expect(Object.keys(res.body)).toEqual(["error"]);
+      expect(contractKeys(res.body)).toEqual(["error"]);
     }
   });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
-import { createUser, errorCodes, gql, rest } from "./support/http.js";
+import { createUser, errorCodes, gql, rest, contractKeys } from "./support/http.js";
 import { expectLedgerInvariants, fund } from "./support/ledger.js";
 import {
   BANK_ACCOUNTS,
@@ -101,7 +101,7 @@ describe("POST /v1/withdrawal/{currency}", () => {
     for (const currency of ["ngn", "gbp", "usdc"]) {
       const res = await withdrawToBank(tenant, currency, bankWithdrawalBody(userId, "USD", 1));
       expect(res.status).toBe(400);
-      expect(Object.keys(res.body)).toEqual(["error"]);
+      expect(contractKeys(res.body)).toEqual(["error"]);
       expect(res.body.error).toMatch(/USD, EUR, MXN, BRL/);
     }
   });
@@ -138,7 +138,7 @@ describe("POST /v1/withdrawal/{currency}", () => {
     const userId = await fundedUser(tenant, currency, "100");
     const res = await withdrawToBank(tenant, currency.toLowerCase(), { ...bankWithdrawalBody(userId, currency, 10), ...overrides });
     expect(res.status).toBe(400);
-    expect(Object.keys(res.body)).toEqual(["error"]);
+    expect(contractKeys(res.body)).toEqual(["error"]);
     expect(res.body.error).toMatch(message);
     expect(await balance(tenant, userId, currency)).toBe("100");
     expect(await server.app.db.prisma.withdrawal.count({ where: { userId } })).toBe(0);
@@ -156,7 +156,7 @@ describe("POST /v1/withdrawal/{currency}", () => {
     const userId = await fundedUser(tenant, "USD", "10");
     const res = await withdrawToBank(tenant, "usd", bankWithdrawalBody(userId, "USD", 10.01));
     expect(res.status).toBe(500);
-    expect(Object.keys(res.body)).toEqual(["error", "details"]);
+    expect(contractKeys(res.body)).toEqual(["error", "details"]);
     expect(res.body.error).toMatch(/insufficient funds/i);
     expect(res.body.details).toMatch(/USD balance 10 is less than 10.01/);
     // Another currency's balance does not count: the user must convert first.
@@ -174,7 +174,7 @@ describe("POST /v1/withdrawal/{currency}", () => {
     for (const [who, id] of [[stranger, userId], [tenant, crypto.randomUUID()]] as const) {
       const res = await withdrawToBank(who, "usd", bankWithdrawalBody(id, "USD", 1));
       expect(res.status).toBe(404);
-      expect(Object.keys(res.body)).toEqual(["error"]);
+      expect(contractKeys(res.body)).toEqual(["error"]);
     }
     expect(await balance(tenant, userId, "USD")).toBe("10");
   });
@@ -233,7 +233,7 @@ describe("POST /v1/withdrawals/ngn", () => {
     const userId = await fundedUser(tenant, "NGN", "10000");
     const res = await withdrawNgn(tenant, ngnBody(userId, overrides));
     expect(res.status).toBe(400);
-    expect(Object.keys(res.body)).toEqual(["error"]);
+    expect(contractKeys(res.body)).toEqual(["error"]);
     expect(res.body.error).toMatch(message);
     expect(await balance(tenant, userId, "NGN")).toBe("10000");
   });
@@ -243,7 +243,7 @@ describe("POST /v1/withdrawals/ngn", () => {
     const userId = await fundedUser(tenant, "NGN", "100");
     const res = await withdrawNgn(tenant, ngnBody(userId, { amount: 100.01 }));
     expect(res.status).toBe(500);
-    expect(Object.keys(res.body)).toEqual(["error", "details"]);
+    expect(contractKeys(res.body)).toEqual(["error", "details"]);
     expect(await balance(tenant, userId, "NGN")).toBe("100");
   });
 });
@@ -287,7 +287,7 @@ describe("POST /v1/withdrawals/usdc", () => {
     const userId = await fundedUser(tenant, "USDC", "20");
     const res = await withdrawUsdc(tenant, usdcBody(userId, overrides));
     expect(res.status).toBe(400);
-    expect(Object.keys(res.body)).toEqual(["error"]);
+    expect(contractKeys(res.body)).toEqual(["error"]);
     expect(res.body.error).toMatch(message);
     expect(await balance(tenant, userId, "USDC")).toBe("20");
   });
@@ -297,7 +297,7 @@ describe("POST /v1/withdrawals/usdc", () => {
     const userId = await newUser(tenant);
     const res = await withdrawUsdc(tenant, usdcBody(userId));
     expect(res.status).toBe(500);
-    expect(Object.keys(res.body)).toEqual(["error", "details"]);
+    expect(contractKeys(res.body)).toEqual(["error", "details"]);
     await expectLedgerInvariants(server, tenant.clientId);
   });
 });
@@ -342,7 +342,7 @@ describe("GET /v1/withdrawals/{reference} and /v1/withdrawals/user/{userId}", ()
       await sandbox(stranger, body.reference, "complete"),
     ]) {
       expect(res.status).toBe(404);
-      expect(Object.keys(res.body)).toEqual(["error"]);
+      expect(contractKeys(res.body)).toEqual(["error"]);
     }
     const bad = await rest(server, "GET", "/v1/withdrawals/user/not-a-uuid", { headers: tenant.headers });
     expect(bad.status).toBe(400);

@@ -1,12 +1,12 @@
 import { GraphQLError } from "graphql";
 import { AppError, ERROR_CODES, type ErrorCode } from "../errors.js";
 import { isInvalidTextError } from "../db/errors.js";
-import type { Logger } from "../logger.js";
+import { currentRequestId, type Logger } from "../logger.js";
 
 /** An error already shaped for callers: masking it again keeps it as it is. */
 export class ApiError extends GraphQLError {}
 
-export type ApiErrorExtensions = { code: ErrorCode; details?: string; param?: string };
+export type ApiErrorExtensions = { code: ErrorCode; details?: string; param?: string; requestId?: string };
 
 /** Finds the AppError behind a GraphQL error, however deeply it was wrapped. */
 export function appErrorOf(error: unknown): AppError | undefined {
@@ -42,6 +42,8 @@ export function toApiError(appError: AppError, located?: GraphQLError): ApiError
   const extensions: ApiErrorExtensions & { http?: { status?: number; headers?: Record<string, string> } } = { code: appError.code };
   if (appError.details) extensions.details = appError.details;
   if (appError.param) extensions.param = appError.param;
+  const requestId = currentRequestId();
+  if (requestId) extensions.requestId = requestId;
   const headers = appError.retryAfter ? { "Retry-After": String(appError.retryAfter) } : undefined;
   if (!located?.path) {
     // yoga's own HTTP refusals (405 for a mutation over GET, with Allow) keep their status and headers.

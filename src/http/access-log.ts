@@ -23,16 +23,17 @@ export function accessLog(logger: Logger) {
       req: (req: { method: string; url: string }) => ({ method: req.method, path: req.url.split("?")[0] }),
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
     },
-    customSuccessObject: (req, res, fields: Record<string, unknown>) => ({
-      ...fields,
-      requestId: req.id,
-      route: (req as Request).route?.path,
-      clientId: ((res as unknown as { locals?: { requestInfo?: RequestInfo } }).locals?.requestInfo)?.clientId,
-    }),
-    customErrorObject: (req, _res, _error, fields: Record<string, unknown>) => ({ ...fields, requestId: req.id, route: (req as Request).route?.path }),
+    customSuccessObject: (req, res, fields: Record<string, unknown>) => ({ ...fields, ...requestFields(req, res) }),
+    customErrorObject: (req, res, _error, fields: Record<string, unknown>) => ({ ...fields, ...requestFields(req, res) }),
     customSuccessMessage: () => "request completed",
+    customErrorMessage: () => "request completed",
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? "error" : "info"),
   });
+}
+
+function requestFields(req: IncomingMessage, res: ServerResponse) {
+  const locals = (res as unknown as { locals?: { requestInfo?: RequestInfo } }).locals;
+  return { requestId: req.id, route: (req as Request).route?.path, clientId: locals?.requestInfo?.clientId };
 }
 
 /** Every log line written while the request is handled carries its id (see `inRequestScope`). */

@@ -9,15 +9,18 @@ export type RestError = { status: number; body: Record<string, string> };
 /**
  * The one place errors become REST responses. Every error reaching here went through the pipeline's
  * mapping (`maskError`): its code gives the status and its message the `{error}` (plus `details`),
- * shaped by the route's overrides where the contract differs.
+ * shaped by the route's overrides where the contract differs; `code` and `requestId` follow.
  */
 export function restError(error: GraphQLError, overrides: Partial<Record<string, ErrorOverride>> = {}): RestError {
   const code = codeOf(error);
   const override = overrides[code] ?? {};
   const message = code === "BAD_USER_INPUT" ? readable(error.message) : code === "INTERNAL" ? "Internal server error" : error.message;
   const body: Record<string, string> = { [override.field ?? "error"]: message };
-  const details = error.extensions?.details;
+  const { details, requestId } = error.extensions ?? {};
   if (typeof details === "string") body.details = details;
+  // Beside the contract's fields: a machine-readable code, and the id to quote to support.
+  body.code = code;
+  if (typeof requestId === "string") body.requestId = requestId;
   return { status: override.status ?? ERROR_CODES[code], body };
 }
 

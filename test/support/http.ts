@@ -56,3 +56,9 @@ export async function createUser(server: TestServer, tenant: Pick<Tenant, "heade
 /** How many results had each HTTP status, for assertions about parallel requests. */
 export const statusCounts = (results: { status: number }[]) =>
   results.reduce<Record<number, number>>((counts, r) => ({ ...counts, [r.status]: (counts[r.status] ?? 0) + 1 }), {});
+
+/** A REST error body's keys as the contract has them (`code` and `requestId`, ours, stand beside them). */
+export const contractKeys = (body: Record<string, unknown>) => Object.keys(body).filter((key) => key !== "code" && key !== "requestId");
+
+/** A REST error body without our `code` and `requestId`: what the contract shows. */
+export const contractBody = (body: Record<string, unknown>) => Object.fromEntries(Object.entries(body).filter(([key]) => key !== "code" && key !== "requestId"));
