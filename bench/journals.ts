@@ -1,5 +1,5 @@
 // Journal postings per second through the real ledger code, N workers at once, spread over many
-// users (one shared system account) and on one hot user, beside plain pg hot-row transactions.
+// users (the house account split into shards) and on one hot user, beside plain pg hot-row transactions.
 import { inTransaction } from "../src/db/transaction.js";
 import type { PrismaClient } from "../src/generated/prisma/client.js";
 import { Exact } from "../src/ledger/amount.js";
@@ -58,13 +58,13 @@ async function runJournals(prisma: PrismaClient, { databaseUrl, workers, perWork
   const baseline = await hotRowTransactions(databaseUrl, { poolSize, workers, perWorker });
   const spread = await runWorkers(workers, perWorker, (worker) => post(users[worker]));
   const hot = await runWorkers(workers, perWorker, () => post(hotUser));
-  const verified = await checkLedger(prisma, ledger, clientId, journalsByUser, AMOUNT);
+  const verified = await checkLedger(ledger, clientId, journalsByUser, AMOUNT);
 
   return section(
     `Journal postings, ${workers} workers × ${perWorker} journals, pool of ${poolSize} connections`,
     table([
       { name: "baseline: pg transaction, UPDATE one balance row + INSERT one entry", run: baseline, postingsPerTransaction: 1 },
-      { name: `ledger.post DEPOSIT journal, ${workers} users (shared system account)`, run: spread, postingsPerTransaction: 2 },
+      { name: `ledger.post DEPOSIT journal, ${workers} users (house account in shards)`, run: spread, postingsPerTransaction: 2 },
       { name: "ledger.post DEPOSIT journal, one user (hot account)", run: hot, postingsPerTransaction: 2 },
     ]),
     verified,

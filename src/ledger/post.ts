@@ -4,12 +4,19 @@ import type { Tx } from "../db/transaction.js";
 import { AppError } from "../errors.js";
 import { Exact } from "./amount.js";
 import { entryHash } from "./hash.js";
+import type { AccountIds } from "./account-ids.js";
+import { houseShardOf } from "./shards.js";
 import type { AccountRef, JournalInput } from "./types.js";
 
 type LockedAccount = { id: string; code: string; currency: string; balance: string; entryCount: number; lastEntryHash: string | null };
 
 const USER = "USER";
-const keyOf = (ref: AccountRef) => ("userId" in ref ? `${USER}:${ref.userId}:${ref.currency}` : `${ref.system}::${ref.currency}`);
+
+type AccountKey = { key: string; userId: string | null; code: string; currency: string; shard: number };
+
+const userKey = (userId: string, currency: string) => `${USER}:${userId}:${currency}`;
+const systemKey = (code: string, shard: number, currency: string) => `${code}#${shard}:${currency}`;
+const keyOf = (ref: AccountRef, shard: number) => ("userId" in ref ? userKey(ref.userId, ref.currency) : systemKey(ref.system, shard, ref.currency));
 
 function assertBalanced(journal: JournalInput) {
   if (journal.postings.length < 2) throw new Error("A journal needs at least two postings");
@@ -24,14 +31,12 @@ function assertBalanced(journal: JournalInput) {
   }
 }
 
-type AccountKey = { key: string; userId: string | null; code: string; currency: string };
-
-function accountKeys(refs: AccountRef[]): AccountKey[] {
+function accountKeys(refs: AccountRef[], shard: number): AccountKey[] {
   const keys = new Map<string, AccountKey>();
   for (const ref of refs) {
-    const key = keyOf(ref);
-    if ("userId" in ref) keys.set(key, { key, userId: ref.userId, code: USER, currency: ref.currency });
-    else keys.set(key, { key, userId: null, code: ref.system, currency: ref.currency });
+    const key = keyOf(ref, shard);
+    if ("userId" in ref) keys.set(key, { key, userId: ref.userId, code: USER, currency: ref.currency, shard: 0 });
+    else keys.set(key, { key, userId: null, code: ref.system, currency: ref.currency, shard });
   }
   // One global order for creating accounts too: two journals opening the same new accounts never wait in a cycle.
   return [...keys.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
@@ -41,40 +46,50 @@ function accountKeys(refs: AccountRef[]): AccountKey[] {
 async function findAccountIds(tx: Tx, clientId: string, keys: AccountKey[]): Promise<Map<string, string>> {
   const userIds = [...new Set(keys.flatMap((k) => (k.userId ? [k.userId] : [])))];
   const systemCodes = [...new Set(keys.flatMap((k) => (k.userId ? [] : [k.code])))];
-  const rows = await tx.$queryRaw<{ id: string; userId: string | null; code: string; currency: string }[]>`
-    SELECT "id", "userId", "code", "currency" FROM "ledger_accounts"
+  const shards = [...new Set(keys.map((k) => k.shard))];
+  const rows = await tx.$queryRaw<{ id: string; userId: string | null; code: string; currency: string; shard: number }[]>`
+    SELECT "id", "userId", "code", "currency", "shard" FROM "ledger_accounts"
     WHERE "clientId" = ${clientId}::uuid AND "currency" = ANY(${[...new Set(keys.map((k) => k.currency))]}::text[])
-      AND (("userId" = ANY(${userIds}::uuid[]) AND "code" = ${USER}) OR ("userId" IS NULL AND "code" = ANY(${systemCodes}::text[])))`;
-  const ids = new Map<string, string>();
-  for (const row of rows) {
-    ids.set(row.userId ? `${USER}:${row.userId}:${row.currency}` : `${row.code}::${row.currency}`, row.id);
-  }
-  return ids;
+      AND (("userId" = ANY(${userIds}::uuid[]) AND "code" = ${USER})
+           OR ("userId" IS NULL AND "code" = ANY(${systemCodes}::text[]) AND "shard" = ANY(${shards}::int[])))`;
+  return new Map(rows.map((row) => [row.userId ? userKey(row.userId, row.currency) : systemKey(row.code, row.shard, row.currency), row.id]));
 }
 
+/** Row locks taken in one statement and one global order (ids): two journals never wait on each other in a cycle. */
+const lockByIds = (tx: Tx, ids: string[]) => tx.$queryRaw<LockedAccount[]>`
+  SELECT "id", "code", "currency", "balance"::text AS "balance", "entryCount", "lastEntryHash"
+  FROM "ledger_accounts" WHERE "id" = ANY(${ids}::uuid[]) ORDER BY "id" FOR UPDATE`;
+
+const byKey = (keys: AccountKey[], ids: (key: AccountKey) => string, rows: LockedAccount[]) => {
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return new Map(keys.map((k) => [k.key, byId.get(ids(k))!]));
+};
+
 /**
- * Creates missing balance accounts (before any row lock is held), then locks every account of the
- * journal, in id order, in one statement.
+ * Locks every account of the journal, in id order, in one statement. Accounts whose ids this
+ * process knows are locked straight away; otherwise their ids are read and missing accounts
+ * created first, before any row lock is held (except after a forgotten id, which is rare).
  */
-async function lockAccounts(tx: Tx, clientId: string, refs: AccountRef[]): Promise<Map<string, LockedAccount>> {
-  const keys = accountKeys(refs);
+async function lockAccounts(tx: Tx, clientId: string, keys: AccountKey[], known: AccountIds): Promise<Map<string, LockedAccount>> {
+  const knownIds = keys.map((k) => known.get(clientId, k.key));
+  if (knownIds.every((id) => id !== undefined)) {
+    const rows = await lockByIds(tx, knownIds);
+    if (rows.length === keys.length) return byKey(keys, (k) => known.get(clientId, k.key)!, rows);
+    for (const k of keys) known.forget(clientId, k.key);
+  }
   let ids = await findAccountIds(tx, clientId, keys);
   const missing = keys.filter((k) => !ids.has(k.key));
   if (missing.length) {
     for (const account of missing) {
       await tx.$executeRaw`
-        INSERT INTO "ledger_accounts" ("id", "clientId", "userId", "code", "currency")
-        VALUES (${randomUUID()}::uuid, ${clientId}::uuid, ${account.userId}::uuid, ${account.code}, ${account.currency})
+        INSERT INTO "ledger_accounts" ("id", "clientId", "userId", "code", "currency", "shard")
+        VALUES (${randomUUID()}::uuid, ${clientId}::uuid, ${account.userId}::uuid, ${account.code}, ${account.currency}, ${account.shard})
         ON CONFLICT DO NOTHING`;
     }
     ids = await findAccountIds(tx, clientId, keys);
   }
-  // Row locks taken in one statement and one global order: two journals never wait on each other in a cycle.
-  const rows = await tx.$queryRaw<LockedAccount[]>`
-    SELECT "id", "code", "currency", "balance"::text AS "balance", "entryCount", "lastEntryHash"
-    FROM "ledger_accounts" WHERE "id" = ANY(${keys.map((k) => ids.get(k.key)!)}::uuid[]) ORDER BY "id" FOR UPDATE`;
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return new Map(keys.map((k) => [k.key, byId.get(ids.get(k.key)!)!]));
+  for (const k of keys) known.remember(clientId, k.key, ids.get(k.key)!);
+  return byKey(keys, (k) => ids.get(k.key)!, await lockByIds(tx, keys.map((k) => ids.get(k.key)!)));
 }
 
 type EntryRow = {
@@ -92,23 +107,28 @@ type EntryRow = {
 };
 type JournalRow = { id: string; clientId: string; type: string; referenceId: string | null; createdAt: Date };
 
-/** The journal and all its entries in one statement (the money path runs this for every movement). */
-function insertJournal(tx: Tx, journal: JournalRow, entries: EntryRow[]) {
+/** The journal, all its entries and its accounts' new balances and chain ends, in one statement. */
+function writeJournal(tx: Tx, journal: JournalRow, entries: EntryRow[], accounts: LockedAccount[]) {
   const column = <K extends keyof EntryRow>(key: K) => entries.map((entry) => entry[key]);
   return tx.$executeRaw`
     WITH "journal" AS (
       INSERT INTO "ledger_journals" ("id", "clientId", "type", "referenceId", "createdAt")
       VALUES (${journal.id}::uuid, ${journal.clientId}::uuid, ${journal.type}, ${journal.referenceId}, ${journal.createdAt})
+    ), "entries" AS (
+      INSERT INTO "ledger_entries" ("id", "journalId", "accountId", "clientId", "userId", "sequence", "type", "currency",
+                                    "amount", "balanceBefore", "balanceAfter", "referenceId", "prevHash", "hash", "createdAt")
+      SELECT e."id", ${journal.id}::uuid, e."accountId", ${journal.clientId}::uuid, e."userId", e."sequence", e."type", e."currency",
+             e."amount"::numeric, e."balanceBefore"::numeric, e."balanceAfter"::numeric, ${journal.referenceId}, e."prevHash", e."hash",
+             ${journal.createdAt}
+      FROM unnest(${column("id")}::uuid[], ${column("accountId")}::uuid[], ${column("userId")}::uuid[], ${column("sequence")}::int[],
+                  ${column("type")}::text[], ${column("currency")}::text[], ${column("amount")}::text[], ${column("balanceBefore")}::text[],
+                  ${column("balanceAfter")}::text[], ${column("prevHash")}::text[], ${column("hash")}::text[])
+        AS e("id", "accountId", "userId", "sequence", "type", "currency", "amount", "balanceBefore", "balanceAfter", "prevHash", "hash")
     )
-    INSERT INTO "ledger_entries" ("id", "journalId", "accountId", "clientId", "userId", "sequence", "type", "currency",
-                                  "amount", "balanceBefore", "balanceAfter", "referenceId", "prevHash", "hash", "createdAt")
-    SELECT e."id", ${journal.id}::uuid, e."accountId", ${journal.clientId}::uuid, e."userId", e."sequence", e."type", e."currency",
-           e."amount"::numeric, e."balanceBefore"::numeric, e."balanceAfter"::numeric, ${journal.referenceId}, e."prevHash", e."hash",
-           ${journal.createdAt}
-    FROM unnest(${column("id")}::uuid[], ${column("accountId")}::uuid[], ${column("userId")}::uuid[], ${column("sequence")}::int[],
-                ${column("type")}::text[], ${column("currency")}::text[], ${column("amount")}::text[], ${column("balanceBefore")}::text[],
-                ${column("balanceAfter")}::text[], ${column("prevHash")}::text[], ${column("hash")}::text[])
-      AS e("id", "accountId", "userId", "sequence", "type", "currency", "amount", "balanceBefore", "balanceAfter", "prevHash", "hash")`;
+    UPDATE "ledger_accounts" AS a SET "balance" = u."balance"::numeric, "entryCount" = u."entryCount", "lastEntryHash" = u."lastEntryHash"
+    FROM unnest(${accounts.map((a) => a.id)}::uuid[], ${accounts.map((a) => a.balance)}::text[], ${accounts.map((a) => a.entryCount)}::int[],
+                ${accounts.map((a) => a.lastEntryHash)}::text[]) AS u("id", "balance", "entryCount", "lastEntryHash")
+    WHERE a."id" = u."id"`;
 }
 
 /**
@@ -116,13 +136,14 @@ function insertJournal(tx: Tx, journal: JournalRow, entries: EntryRow[]) {
  * extends its account's chain (sequence, balanceBefore → balanceAfter, hash of the previous entry).
  * A user balance that would go below zero refuses the whole journal with INSUFFICIENT_FUNDS.
  */
-export async function postJournal(tx: Tx, journal: JournalInput) {
+export async function postJournal(tx: Tx, journal: JournalInput, known: AccountIds) {
   assertBalanced(journal);
-  const accounts = await lockAccounts(tx, journal.clientId, journal.postings.map((p) => p.account));
+  const shard = houseShardOf(journal);
+  const accounts = await lockAccounts(tx, journal.clientId, accountKeys(journal.postings.map((p) => p.account), shard), known);
   const journalId = randomUUID();
   const createdAt = new Date();
   const entries = journal.postings.map((posting) => {
-    const account = accounts.get(keyOf(posting.account))!;
+    const account = accounts.get(keyOf(posting.account, shard))!;
     const balanceBefore = new Exact(account.balance);
     const balanceAfter = balanceBefore.plus(posting.amount);
     if (account.code === USER && balanceAfter.isNegative()) {
@@ -156,12 +177,7 @@ export async function postJournal(tx: Tx, journal: JournalInput) {
     account.lastEntryHash = hash;
     return entry;
   });
-  await insertJournal(tx, { id: journalId, clientId: journal.clientId, type: journal.type, referenceId: journal.referenceId ?? null, createdAt }, entries);
-  const touched = [...accounts.values()];
-  await tx.$executeRaw`
-    UPDATE "ledger_accounts" AS a SET "balance" = u."balance"::numeric, "entryCount" = u."entryCount", "lastEntryHash" = u."lastEntryHash"
-    FROM unnest(${touched.map((a) => a.id)}::uuid[], ${touched.map((a) => a.balance)}::text[], ${touched.map((a) => a.entryCount)}::int[],
-                ${touched.map((a) => a.lastEntryHash)}::text[]) AS u("id", "balance", "entryCount", "lastEntryHash")
-    WHERE a."id" = u."id"`;
+  const row = { id: journalId, clientId: journal.clientId, type: journal.type, referenceId: journal.referenceId ?? null, createdAt };
+  await writeJournal(tx, row, entries, [...accounts.values()]);
   return { journalId, entries };
 }
