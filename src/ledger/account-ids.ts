@@ -1,11 +1,13 @@
 /**
  * Ledger account ids by their natural key, remembered in this process: an account's id never
  * changes and accounts are never deleted, so a journal of known accounts locks them by id in its
- * first statement. An id remembered from a transaction that later rolled back is caught by the
- * lock (the row is missing) and forgotten.
+ * first statement. Only committed accounts are remembered: one created by a transaction still
+ * running may yet roll back. (Should a remembered row be missing all the same, the lock finds
+ * fewer rows and the id is forgotten.)
  */
 export class AccountIds {
   private readonly ids = new Map<string, string>();
+  private readonly createdIn = new WeakMap<object, Set<string>>();
 
   constructor(private readonly capacity = 100_000) {}
 
@@ -13,9 +15,19 @@ export class AccountIds {
     return this.ids.get(`${clientId}/${key}`);
   }
 
-  remember(clientId: string, key: string, id: string) {
+  /** The transaction `tx` created this account: it is not remembered from that transaction. */
+  created(tx: object, clientId: string, key: string) {
+    const created = this.createdIn.get(tx) ?? new Set<string>();
+    created.add(`${clientId}/${key}`);
+    this.createdIn.set(tx, created);
+  }
+
+  /** An id read in `tx`: committed unless `tx` created it itself. */
+  found(tx: object, clientId: string, key: string, id: string) {
+    const name = `${clientId}/${key}`;
+    if (this.createdIn.get(tx)?.has(name)) return;
     if (this.ids.size >= this.capacity) this.ids.clear();
-    this.ids.set(`${clientId}/${key}`, id);
+    this.ids.set(name, id);
   }
 
   forget(clientId: string, key: string) {

@@ -81,6 +81,7 @@ async function lockAccounts(tx: Tx, clientId: string, keys: AccountKey[], known:
   const missing = keys.filter((k) => !ids.has(k.key));
   if (missing.length) {
     for (const account of missing) {
+      known.created(tx, clientId, account.key);
       await tx.$executeRaw`
         INSERT INTO "ledger_accounts" ("id", "clientId", "userId", "code", "currency", "shard")
         VALUES (${randomUUID()}::uuid, ${clientId}::uuid, ${account.userId}::uuid, ${account.code}, ${account.currency}, ${account.shard})
@@ -88,7 +89,7 @@ async function lockAccounts(tx: Tx, clientId: string, keys: AccountKey[], known:
     }
     ids = await findAccountIds(tx, clientId, keys);
   }
-  for (const k of keys) known.remember(clientId, k.key, ids.get(k.key)!);
+  for (const k of keys) known.found(tx, clientId, k.key, ids.get(k.key)!);
   return byKey(keys, (k) => ids.get(k.key)!, await lockByIds(tx, keys.map((k) => ids.get(k.key)!)));
 }
 
