@@ -4,7 +4,7 @@ import type { Tx } from "../db/transaction.js";
 import { pageArgs, parseInput } from "../validation.js";
 import { AccountIds } from "./account-ids.js";
 import { Exact } from "./amount.js";
-import { postJournal } from "./post.js";
+import { postJournals } from "./post.js";
 import type { JournalInput, SystemAccount } from "./types.js";
 import { verifyHouseLedger, verifyUserLedger } from "./verify.js";
 
@@ -32,8 +32,14 @@ export class LedgerService {
 
   constructor(private readonly prisma: PrismaClient) {}
 
-  post(tx: Tx, journal: JournalInput) {
-    return postJournal(tx, journal, this.accountIds);
+  async post(tx: Tx, journal: JournalInput) {
+    const [posted] = await postJournals(tx, [journal], this.accountIds);
+    return posted;
+  }
+
+  /** Several journals of one client, in this order, with one lock statement and one write for them all. */
+  postAll(tx: Tx, journals: JournalInput[]) {
+    return postJournals(tx, journals, this.accountIds);
   }
 
   /** The user's balance in one currency; zero when the account has never moved. */
