@@ -37,7 +37,7 @@ export async function checkLedger(
   if (problems.length) throw new Error(`ledger verification failed:\n${problems.join("\n")}`);
   return (
     `Ledger verified after the run: ${journalsByUser.size} users, ${userEntries} user entries, every chain valid ` +
-    `(sequence, balances, hashes, balanced journals); PROVIDER_SETTLEMENT USD: ${settlement.length} shards, every shard chain valid, ` +
+    `(sequence, balances, hashes, balanced journals); PROVIDER_SETTLEMENT USD in ${settlement.length} shard(s), every shard chain valid, ` +
     `${houseEntries} entries, balance (sum of shards) ${houseBalance.toFixed()}.`
   );
 }

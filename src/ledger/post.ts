@@ -61,11 +61,11 @@ function entriesOf(row: JournalRow, journal: JournalInput, shard: number, accoun
  * the previous entry). All their accounts are locked in one statement and everything is written in
  * one more. A user balance that would go below zero refuses them all with INSUFFICIENT_FUNDS.
  */
-export async function postJournals(tx: Tx, journals: JournalInput[], known: AccountIds) {
+export async function postJournals(tx: Tx, journals: JournalInput[], known: AccountIds, houseShards: number) {
   const clientId = journals[0].clientId;
   if (journals.some((journal) => journal.clientId !== clientId)) throw new Error("Journals posted together belong to one client");
   journals.forEach(assertBalanced);
-  const shards = journals.map(houseShardOf);
+  const shards = journals.map((journal) => houseShardOf(journal, houseShards));
   const keys = accountKeys(journals.flatMap((journal, i) => journal.postings.map((posting) => ({ account: posting.account, shard: shards[i] }))));
   const accounts = await lockAccounts(tx, clientId, keys, known);
   const createdAt = new Date();

@@ -12,9 +12,9 @@ export const HOUSE_SHARDS = 32;
  * rarely share a lock, and the journals of one busy user (which queue on that user's own balance
  * anyway) wait on one shard only instead of holding many while they wait.
  */
-export function houseShardOf(journal: JournalInput): number {
+export function houseShardOf(journal: JournalInput, shards = HOUSE_SHARDS): number {
   const user = journal.postings.find((posting) => "userId" in posting.account)?.account;
   if (!user || !("userId" in user)) return 0;
   // The last 8 hex digits of a UUID are random in every version in use (v4, v7).
-  return Number.parseInt(user.userId.replaceAll("-", "").slice(-8), 16) % HOUSE_SHARDS;
+  return Number.parseInt(user.userId.replaceAll("-", "").slice(-8), 16) % shards;
 }
