@@ -89,5 +89,5 @@ describe("house accounts split into shards", () => {
     expect(chains.reduce((sum, chain) => sum + chain.entries, 0)).toBe(200);
     expect((await ledger().houseBalance(tenant.clientId, "ONCHAIN_SETTLEMENT", "USDC")).toFixed()).toBe("-300");
     await expectLedgerInvariants(server, tenant.clientId);
-  });
+  }, 120_000);
 });
