@@ -7,6 +7,8 @@ import { startApp } from "./app-server.js";
 import { Arrivals } from "./arrivals.js";
 import { mapConcurrent, range } from "./drive.js";
 import { notifyRoundTrips } from "./notify-latency.js";
+import { cpuMsBetween, PROBED, probe } from "./probe.js";
+import type { Started } from "./processes.js";
 import { markdownTable, ms, percentile, ratio, section } from "./report.js";
 import { newClient, newUsers, withDatabase } from "./setup.js";
 
@@ -82,7 +84,15 @@ async function completionLatencies(api: Api, ids: string[], arrivals: Arrivals, 
 const depositsOf = (api: Api, users: string[], count: number, concurrency: number) =>
   mapConcurrent(range(count), concurrency, (i) => newDeposit(api, users[i % users.length]));
 
-type Scenarios = { spread: Completion[]; hot: Completion[] };
+/** The completions, and the server's CPU time per completion while they ran. */
+type Scenario = { completions: Completion[]; serverCpuMs: number };
+type Scenarios = { spread: Scenario; hot: Scenario };
+
+async function measured(app: Started, run: () => Promise<Completion[]>): Promise<Scenario> {
+  const before = await probe(app);
+  const completions = await run();
+  return { completions, serverCpuMs: cpuMsBetween(before, await probe(app)) / completions.length };
+}
 
 async function productLatencies(databaseUrl: string, { count, concurrency, users: userCount }: DepositLatencyOptions): Promise<Scenarios> {
   const { apiKey, users } = await withDatabase(databaseUrl, async ({ prisma }) => {
@@ -91,7 +101,7 @@ async function productLatencies(databaseUrl: string, { count, concurrency, users
   });
   const [hotUser, ...spreadUsers] = users;
   // Sandbox on, and deposits that never settle by themselves: only the measured completion settles them.
-  const app = await startApp(databaseUrl, { SANDBOX: "1", SANDBOX_SETTLE_MS: String(24 * 3600_000) });
+  const app = await startApp(databaseUrl, { SANDBOX: "1", SANDBOX_SETTLE_MS: String(24 * 3600_000) }, PROBED);
   const arrivals = new Arrivals();
   let subscriber: Client | undefined;
   try {
@@ -101,8 +111,10 @@ async function productLatencies(databaseUrl: string, { count, concurrency, users
     const first = await untilSubscribed(api, hotUser, arrivals);
     const warmUp = [first, ...(await depositsOf(api, users, WARM_UP - 1, concurrency))];
     await completionLatencies(api, warmUp, arrivals, concurrency);
-    const spread = await completionLatencies(api, await depositsOf(api, spreadUsers, count, concurrency), arrivals, concurrency);
-    const hot = await completionLatencies(api, await depositsOf(api, [hotUser], count, concurrency), arrivals, concurrency);
+    const spreadIds = await depositsOf(api, spreadUsers, count, concurrency);
+    const spread = await measured(app, () => completionLatencies(api, spreadIds, arrivals, concurrency));
+    const hotIds = await depositsOf(api, [hotUser], count, concurrency);
+    const hot = await measured(app, () => completionLatencies(api, hotIds, arrivals, concurrency));
     return { spread, hot };
   } finally {
     await subscriber?.dispose();
@@ -117,11 +129,12 @@ export async function benchDepositLatency(options: DepositLatencyOptions): Promi
   const complete = "REST POST /v1/sandbox/deposits/{id}/complete → graphql-ws depositUpdated COMPLETED";
   const rows = [
     { name: "baseline: PostgreSQL NOTIFY → LISTEN round trip (pg)", latencies: floor },
-    { name: `${complete}, ${users} users`, latencies: spread.map((c) => c.update) },
-    { name: `for reference: the complete request's own response time, ${users} users`, latencies: spread.map((c) => c.response) },
-    { name: `${complete}, one hot user`, latencies: hot.map((c) => c.update) },
-    { name: "for reference: the complete request's own response time, one hot user", latencies: hot.map((c) => c.response) },
+    { name: `${complete}, ${users} users`, latencies: spread.completions.map((c) => c.update) },
+    { name: `for reference: the complete request's own response time, ${users} users`, latencies: spread.completions.map((c) => c.response) },
+    { name: `${complete}, one hot user`, latencies: hot.completions.map((c) => c.update) },
+    { name: "for reference: the complete request's own response time, one hot user", latencies: hot.completions.map((c) => c.response) },
   ];
+  const cpu = `Server CPU per completion: ${ms(spread.serverCpuMs)} ms (${users} users), ${ms(hot.serverCpuMs)} ms (one hot user).`;
   const [p50, p99] = [percentile(floor, 50), percentile(floor, 99)];
   return section(
     `Deposit-to-subscriber latency, ${count} USD deposits (virtual account → conversion → forward) per row, ${concurrency} completions at a time, one graphql-ws subscriber`,
@@ -132,5 +145,6 @@ export async function benchDepositLatency(options: DepositLatencyOptions): Promi
         return [r.name, r.latencies.length, ms(rp50), ms(rp99), ratio(rp50, p50), ratio(rp99, p99)];
       }),
     ),
+    cpu,
   );
 }

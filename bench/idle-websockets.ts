@@ -4,7 +4,7 @@ import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
 import { startApp } from "./app-server.js";
 import { mapConcurrent, range } from "./drive.js";
-import type { Started } from "./processes.js";
+import { PROBED, probe } from "./probe.js";
 import { markdownTable, section } from "./report.js";
 import { newClient, withDatabase } from "./setup.js";
 
@@ -12,22 +12,6 @@ export type IdleWebSocketOptions = { databaseUrl: string; connections: number };
 
 const OPENING_AT_ONCE = 50;
 const SETTLE_MS = 1000;
-
-type Memory = { rss: number; heapUsed: number; external: number; arrayBuffers: number };
-
-/** The server's memory after two forced collections, through bench/memory-probe.ts. */
-async function serverMemory(app: Started): Promise<Memory> {
-  const reply = new Promise<Memory>((resolve) => {
-    const onLine = (line: string) => {
-      if (!line.startsWith('{"memory"')) return;
-      app.lines.off("line", onLine);
-      resolve((JSON.parse(line) as { memory: Memory }).memory);
-    };
-    app.lines.on("line", onLine);
-  });
-  app.process.kill("SIGUSR2");
-  return reply;
-}
 
 /** A graphql-ws client that has been acknowledged (connection_ack after a valid connection_init). */
 async function connected(url: string, apiKey: string): Promise<Client> {
@@ -44,18 +28,18 @@ const MB = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 
 export async function benchIdleWebSockets({ databaseUrl, connections }: IdleWebSocketOptions): Promise<string> {
   const { apiKey } = await withDatabase(databaseUrl, ({ prisma }) => newClient(prisma));
-  const app = await startApp(databaseUrl, {}, ["--expose-gc", "--import", "./bench/memory-probe.ts"]);
+  const app = await startApp(databaseUrl, {}, PROBED);
   const url = `${app.url.replace(/^http/, "ws")}/graphql`;
   let clients: Client[] = [];
   try {
     // One connection first, so that what every connection loads once is in the "before" figure.
     await (await connected(url, apiKey)).dispose();
-    const before = await serverMemory(app);
+    const before = (await probe(app)).memory;
     clients = await mapConcurrent(range(connections), OPENING_AT_ONCE, () => connected(url, apiKey));
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-    const after = await serverMemory(app);
-    const perConnection = (key: keyof Memory) => kB((after[key] - before[key]) / connections);
-    const heapAndBuffers = (m: Memory) => m.heapUsed + m.external;
+    const after = (await probe(app)).memory;
+    const perConnection = (key: "heapUsed" | "rss") => kB((after[key] - before[key]) / connections);
+    const heapAndBuffers = (m: NodeJS.MemoryUsage) => m.heapUsed + m.external;
     return section(
       `Idle graphql-ws connections, ${connections} connections each after connection_init with a valid API key (no subscription), server memory after GC`,
       markdownTable(
@@ -63,7 +47,7 @@ export async function benchIdleWebSockets({ databaseUrl, connections }: IdleWebS
         [
           ["JS heap used + external (buffers)", MB(heapAndBuffers(before)), MB(heapAndBuffers(after)), kB((heapAndBuffers(after) - heapAndBuffers(before)) / connections)],
           ["  of which JS heap used", MB(before.heapUsed), MB(after.heapUsed), perConnection("heapUsed")],
-          ["process RSS", MB(before.rss), MB(after.rss), perConnection("rss")],
+          ["process RSS (indicative: the allocator keeps and returns pages as it likes)", MB(before.rss), MB(after.rss), perConnection("rss")],
         ],
       ),
     );
