@@ -1,15 +1,18 @@
-// Deposit-to-subscriber latency: a sandbox deposit is completed over REST and the time until its
-// COMPLETED update reaches a graphql-ws subscriber is measured, beside a bare LISTEN/NOTIFY round trip.
+// Deposit-to-subscriber latency: sandbox deposits are completed over REST and the time until each
+// COMPLETED update reaches a graphql-ws subscriber is measured, for deposits spread over several users
+// and for one hot user, beside a bare LISTEN/NOTIFY round trip.
 import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
 import { startApp } from "./app-server.js";
 import { Arrivals } from "./arrivals.js";
 import { mapConcurrent, range } from "./drive.js";
 import { notifyRoundTrips } from "./notify-latency.js";
+import { cpuMsBetween, PROBED, probe } from "./probe.js";
+import type { Started } from "./processes.js";
 import { markdownTable, ms, percentile, ratio, section } from "./report.js";
 import { newClient, newUsers, withDatabase } from "./setup.js";
 
-export type DepositLatencyOptions = { databaseUrl: string; count: number; concurrency: number };
+export type DepositLatencyOptions = { databaseUrl: string; count: number; concurrency: number; users: number };
 
 const DEPOSIT_UPDATED = "subscription ($userId: ID) { depositUpdated(userId: $userId) { id status } }";
 const WARM_UP = 20;
@@ -33,11 +36,11 @@ async function expectStatus(call: Promise<{ status: number; body: any }>, status
   return res.body;
 }
 
-/** Every depositUpdated result becomes an arrival keyed `${id}:${status}`. */
-function subscribe(baseUrl: string, apiKey: string, userId: string, arrivals: Arrivals): Client {
+/** Every depositUpdated result of the client (every user) becomes an arrival keyed `${id}:${status}`. */
+function subscribe(baseUrl: string, apiKey: string, arrivals: Arrivals): Client {
   const client = createClient({ url: `${baseUrl.replace(/^http/, "ws")}/graphql`, webSocketImpl: WebSocket, connectionParams: { "x-api-key": apiKey } });
   client.subscribe(
-    { query: DEPOSIT_UPDATED, variables: { userId } },
+    { query: DEPOSIT_UPDATED },
     {
       next: ({ data, errors }) => {
         // A broken result is reported here; the wait for it then times out and fails the run.
@@ -77,42 +80,64 @@ async function completionLatencies(api: Api, ids: string[], arrivals: Arrivals, 
   });
 }
 
-async function productLatencies(databaseUrl: string, count: number, concurrency: number): Promise<Completion[]> {
-  const { apiKey, userId } = await withDatabase(databaseUrl, async ({ prisma }) => {
+/** `count` deposits spread round-robin over `users` (consecutive completions, which run together, are of different users). */
+const depositsOf = (api: Api, users: string[], count: number, concurrency: number) =>
+  mapConcurrent(range(count), concurrency, (i) => newDeposit(api, users[i % users.length]));
+
+/** The completions, and the server's CPU time per completion while they ran. */
+type Scenario = { completions: Completion[]; serverCpuMs: number };
+type Scenarios = { spread: Scenario; hot: Scenario };
+
+async function measured(app: Started, run: () => Promise<Completion[]>): Promise<Scenario> {
+  const before = await probe(app);
+  const completions = await run();
+  return { completions, serverCpuMs: cpuMsBetween(before, await probe(app)) / completions.length };
+}
+
+async function productLatencies(databaseUrl: string, { count, concurrency, users: userCount }: DepositLatencyOptions): Promise<Scenarios> {
+  const { apiKey, users } = await withDatabase(databaseUrl, async ({ prisma }) => {
     const { apiKey, clientId } = await newClient(prisma);
-    const [userId] = await newUsers(prisma, clientId, 1);
-    return { apiKey, userId };
+    return { apiKey, users: await newUsers(prisma, clientId, userCount + 1) };
   });
+  const [hotUser, ...spreadUsers] = users;
   // Sandbox on, and deposits that never settle by themselves: only the measured completion settles them.
-  const app = await startApp(databaseUrl, { SANDBOX: "1", SANDBOX_SETTLE_MS: String(24 * 3600_000) });
+  const app = await startApp(databaseUrl, { SANDBOX: "1", SANDBOX_SETTLE_MS: String(24 * 3600_000) }, PROBED);
   const arrivals = new Arrivals();
   let subscriber: Client | undefined;
   try {
     const api = restApi(app.url, apiKey);
-    await expectStatus(api("/v1/virtual-account/usd", { userId }), 200);
-    subscriber = subscribe(app.url, apiKey, userId, arrivals);
-    const first = await untilSubscribed(api, userId, arrivals);
-    const warmUp = [first, ...(await mapConcurrent(range(WARM_UP - 1), concurrency, () => newDeposit(api, userId)))];
+    await mapConcurrent(users, concurrency, (userId) => expectStatus(api("/v1/virtual-account/usd", { userId }), 200));
+    subscriber = subscribe(app.url, apiKey, arrivals);
+    const first = await untilSubscribed(api, hotUser, arrivals);
+    const warmUp = [first, ...(await depositsOf(api, users, WARM_UP - 1, concurrency))];
     await completionLatencies(api, warmUp, arrivals, concurrency);
-    const ids = await mapConcurrent(range(count), concurrency, () => newDeposit(api, userId));
-    return await completionLatencies(api, ids, arrivals, concurrency);
+    const spreadIds = await depositsOf(api, spreadUsers, count, concurrency);
+    const spread = await measured(app, () => completionLatencies(api, spreadIds, arrivals, concurrency));
+    const hotIds = await depositsOf(api, [hotUser], count, concurrency);
+    const hot = await measured(app, () => completionLatencies(api, hotIds, arrivals, concurrency));
+    return { spread, hot };
   } finally {
     await subscriber?.dispose();
     await app.stop();
   }
 }
 
-export async function benchDepositLatency({ databaseUrl, count, concurrency }: DepositLatencyOptions): Promise<string> {
+export async function benchDepositLatency(options: DepositLatencyOptions): Promise<string> {
+  const { databaseUrl, count, concurrency, users } = options;
   const floor = await notifyRoundTrips(databaseUrl, { count, concurrency, warmUp: WARM_UP });
-  const product = await productLatencies(databaseUrl, count, concurrency);
+  const { spread, hot } = await productLatencies(databaseUrl, options);
+  const complete = "REST POST /v1/sandbox/deposits/{id}/complete → graphql-ws depositUpdated COMPLETED";
   const rows = [
     { name: "baseline: PostgreSQL NOTIFY → LISTEN round trip (pg)", latencies: floor },
-    { name: "REST POST /v1/sandbox/deposits/{id}/complete → graphql-ws depositUpdated COMPLETED", latencies: product.map((c) => c.update) },
-    { name: "for reference: the complete request's own response time (settlement commits inside it)", latencies: product.map((c) => c.response) },
+    { name: `${complete}, ${users} users`, latencies: spread.completions.map((c) => c.update) },
+    { name: `for reference: the complete request's own response time, ${users} users`, latencies: spread.completions.map((c) => c.response) },
+    { name: `${complete}, one hot user`, latencies: hot.completions.map((c) => c.update) },
+    { name: "for reference: the complete request's own response time, one hot user", latencies: hot.completions.map((c) => c.response) },
   ];
+  const cpu = `Server CPU per completion: ${ms(spread.serverCpuMs)} ms (${users} users), ${ms(hot.serverCpuMs)} ms (one hot user).`;
   const [p50, p99] = [percentile(floor, 50), percentile(floor, 99)];
   return section(
-    `Deposit-to-subscriber latency, ${count} USD deposits of one user, ${concurrency} completions at a time, one graphql-ws subscriber`,
+    `Deposit-to-subscriber latency, ${count} USD deposits (virtual account → conversion → forward) per row, ${concurrency} completions at a time, one graphql-ws subscriber`,
     markdownTable(
       ["path", "count", "p50 ms", "p99 ms", "× baseline p50", "× baseline p99"],
       rows.map((r) => {
@@ -120,5 +145,6 @@ export async function benchDepositLatency({ databaseUrl, count, concurrency }: D
         return [r.name, r.latencies.length, ms(rp50), ms(rp99), ratio(rp50, p50), ratio(rp99, p99)];
       }),
     ),
+    cpu,
   );
 }

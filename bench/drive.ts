@@ -12,11 +12,13 @@ export async function mapConcurrent<T, R>(items: T[], concurrency: number, work:
   return results;
 }
 
-export type Run = { transactions: number; seconds: number; latencies: number[] };
+/** `cpuSeconds`: this process's CPU time (user + system) during the run. */
+export type Run = { transactions: number; seconds: number; cpuSeconds: number; latencies: number[] };
 
 /** `workers` concurrent loops, each running `transaction(worker)` `perWorker` times back to back. */
 export async function runWorkers(workers: number, perWorker: number, transaction: (worker: number) => Promise<void>): Promise<Run> {
   const latencies: number[] = [];
+  const cpu = process.cpuUsage();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: workers }, async (_, worker) => {
@@ -27,7 +29,8 @@ export async function runWorkers(workers: number, perWorker: number, transaction
       }
     }),
   );
-  return { transactions: workers * perWorker, seconds: (performance.now() - started) / 1000, latencies };
+  const { user, system } = process.cpuUsage(cpu);
+  return { transactions: workers * perWorker, seconds: (performance.now() - started) / 1000, cpuSeconds: (user + system) / 1e6, latencies };
 }
 
 export const range = (count: number) => Array.from({ length: count }, (_, i) => i);

@@ -1,15 +1,14 @@
 import type { Decimal } from "decimal.js";
-import type { PrismaClient } from "../src/generated/prisma/client.js";
 import { Exact } from "../src/ledger/amount.js";
 import type { LedgerService } from "../src/ledger/service.js";
 
 /**
  * After the journal runs: every user's chains verify (sequence, balances, hashes, balanced journals),
- * each user holds exactly the journals posted for it, and the shared system account mirrors them all.
+ * each user holds exactly the journals posted for it, every house shard chain verifies, and the house
+ * account (the sum of its shards) mirrors them all.
  * Throws on any difference; returns the line to print.
  */
 export async function checkLedger(
-  prisma: PrismaClient,
   ledger: LedgerService,
   clientId: string,
   journalsByUser: Map<string, number>,
@@ -27,14 +26,18 @@ export async function checkLedger(
     }
   }
   const journals = [...journalsByUser.values()].reduce((sum, n) => sum + n, 0);
-  const system = await prisma.ledgerAccount.findFirst({ where: { clientId, userId: null, code: "PROVIDER_SETTLEMENT", currency: "USD" } });
-  const systemBalance = new Exact(system?.balance.toString() ?? 0);
-  if (system?.entryCount !== journals || !systemBalance.equals(amount.times(journals).negated())) {
-    problems.push(`PROVIDER_SETTLEMENT USD: ${system?.entryCount ?? 0} entries, balance ${systemBalance.toFixed()}; posted ${journals} journals`);
+  const house = await ledger.verifyHouse(clientId);
+  if (!house.valid) problems.push(`house accounts: ${house.chains.flatMap((c) => c.problems.map((p) => `${c.code}#${c.shard} ${p}`)).join("; ")}`);
+  const settlement = house.chains.filter((chain) => chain.code === "PROVIDER_SETTLEMENT" && chain.currency === "USD");
+  const houseEntries = settlement.reduce((sum, chain) => sum + chain.entries, 0);
+  const houseBalance = await ledger.houseBalance(clientId, "PROVIDER_SETTLEMENT", "USD");
+  if (houseEntries !== journals || !houseBalance.equals(amount.times(journals).negated())) {
+    problems.push(`PROVIDER_SETTLEMENT USD: ${houseEntries} entries, balance ${houseBalance.toFixed()}; posted ${journals} journals`);
   }
   if (problems.length) throw new Error(`ledger verification failed:\n${problems.join("\n")}`);
   return (
     `Ledger verified after the run: ${journalsByUser.size} users, ${userEntries} user entries, every chain valid ` +
-    `(sequence, balances, hashes, balanced journals); PROVIDER_SETTLEMENT USD holds ${journals} entries, balance ${systemBalance.toFixed()}.`
+    `(sequence, balances, hashes, balanced journals); PROVIDER_SETTLEMENT USD in ${settlement.length} shard(s), every shard chain valid, ` +
+    `${houseEntries} entries, balance (sum of shards) ${houseBalance.toFixed()}.`
   );
 }

@@ -1,11 +1,23 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createInterface } from "node:readline";
+import { createInterface, type Interface } from "node:readline";
 
-export type Started = { url: string; process: ChildProcess; stop(): Promise<void> };
+export type Started = {
+  url: string;
+  process: ChildProcess;
+  /** The process's stdout, line by line, after the start line. */
+  lines: Interface;
+  stop(): Promise<void>;
+};
+
+/** BENCH_CPU_PROFILE_DIR: every started process writes a V8 CPU profile there when it exits (`node --cpu-prof`). */
+const profiling = (dir = process.env.BENCH_CPU_PROFILE_DIR) => (dir ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : []);
 
 /** Starts a TypeScript entry point as its own process and waits for the JSON line that carries its `url`. */
-export function startProcess(entry: string, env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, ["--import", "tsx", entry], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+export function startProcess(entry: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Started> {
+  const child = spawn(process.execPath, [...profiling(), "--import", "tsx", ...nodeArgs, entry], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     const timer = setTimeout(() => reject(new Error(`${entry} did not start in 60 s`)), 60_000);
@@ -18,6 +30,7 @@ export function startProcess(entry: string, env: Record<string, string>): Promis
         resolve({
           url: url.replace("localhost", "127.0.0.1"),
           process: child,
+          lines,
           stop: () =>
             new Promise((done) => {
               child.once("exit", () => done());

@@ -1,12 +1,15 @@
 // npm run bench — on real PostgreSQL, each part beside a baseline measured in the same run:
 //   lookup:   user lookup throughput and latency on both API surfaces (baseline: node:http + pg)
-//   deposits: deposit completion → graphql-ws subscriber latency (baseline: LISTEN/NOTIFY round trip)
+//   deposits: deposit completion → graphql-ws subscriber latency, many users and one hot user (baseline: LISTEN/NOTIFY round trip)
+//   websockets: server memory per idle graphql-ws connection (after connection_init)
 //   journals: ledger journal postings per second under concurrency (baseline: plain pg hot-row transactions)
 // Settings: BENCH_ONLY (comma-separated parts, default all), BENCH_DATABASE_URL (default: a
 // `fintech_bench` database on 127.0.0.1:5432), BENCH_SECONDS (10), BENCH_CONNECTIONS (50),
-// BENCH_DEPOSITS (200), BENCH_DEPOSIT_CONCURRENCY (10), BENCH_JOURNAL_WORKERS (20),
-// BENCH_JOURNALS_PER_WORKER (100), BENCH_POOL_SIZE (10).
+// BENCH_DEPOSITS (200 per row), BENCH_DEPOSIT_CONCURRENCY (10), BENCH_DEPOSIT_USERS (10), BENCH_JOURNAL_WORKERS (20),
+// BENCH_JOURNALS_PER_WORKER (100), BENCH_POOL_SIZE (10), BENCH_WEBSOCKETS (1000),
+// BENCH_CPU_PROFILE_DIR (unset: when set, each started server writes a CPU profile there).
 import { benchDepositLatency } from "./deposit-latency.js";
+import { benchIdleWebSockets } from "./idle-websockets.js";
 import { benchJournals } from "./journals.js";
 import { benchLookup } from "./lookup.js";
 import { ensureDatabase } from "./setup.js";
@@ -16,7 +19,14 @@ const databaseUrl = process.env.BENCH_DATABASE_URL ?? "postgresql://postgres@127
 
 const parts: Record<string, () => Promise<string>> = {
   lookup: () => benchLookup({ databaseUrl, seconds: setting("BENCH_SECONDS", 10), connections: setting("BENCH_CONNECTIONS", 50) }),
-  deposits: () => benchDepositLatency({ databaseUrl, count: setting("BENCH_DEPOSITS", 200), concurrency: setting("BENCH_DEPOSIT_CONCURRENCY", 10) }),
+  deposits: () =>
+    benchDepositLatency({
+      databaseUrl,
+      count: setting("BENCH_DEPOSITS", 200),
+      concurrency: setting("BENCH_DEPOSIT_CONCURRENCY", 10),
+      users: setting("BENCH_DEPOSIT_USERS", 10),
+    }),
+  websockets: () => benchIdleWebSockets({ databaseUrl, connections: setting("BENCH_WEBSOCKETS", 1000) }),
   journals: () =>
     benchJournals({
       databaseUrl,

@@ -217,24 +217,31 @@ describe("GraphQL createConversion", () => {
   });
 });
 
-describe("convertInTransaction (for deposit auto-conversion)", () => {
-  it("converts at the current rate inside the caller's transaction and rolls back with it", async () => {
+describe("prepareInTransaction (for deposit auto-conversion)", () => {
+  it("records a conversion at the current rate inside the caller's transaction, whose journal the caller posts; it rolls back with it", async () => {
     const { tenant, userId } = await fundedUser("NGN", "15352.50");
     const { prisma } = server.app.db;
+    const { conversion, ledger } = server.app.services;
     const input = { clientId: tenant.clientId, userId, from: "NGN", to: "USDC", amount: "15352.50" };
-    const result = await inTransaction(prisma, (tx) => server.app.services.conversion.convertInTransaction(tx, input));
+    const result = await inTransaction(prisma, async (tx) => {
+      const prepared = await conversion.prepareInTransaction(tx, input);
+      await ledger.post(tx, prepared.journal);
+      return prepared;
+    });
     // 15352.50 − fee 15.35 = 15337.15 NGN; / 1535.25 = 9.99000163 × 0.995 = 9.94005162 → 9.940051 USDC
     expect(result.convertedAmount.toFixed()).toBe("9.940051");
     expect(result.conversion).toMatchObject({ userId, from: "NGN", to: "USDC", quoteId: null });
+    expect(result.journal).toMatchObject({ type: "CONVERSION_OUT", referenceId: result.conversion.id });
     expect((await balance(tenant, userId, "USDC")).toFixed()).toBe("9.940051");
 
     await expect(
       inTransaction(prisma, async (tx) => {
-        await server.app.services.conversion.convertInTransaction(tx, { ...input, from: "USDC", to: "USD", amount: "9" });
+        await ledger.post(tx, (await conversion.prepareInTransaction(tx, { ...input, from: "USDC", to: "USD", amount: "9" })).journal);
         throw new Error("the caller failed afterwards");
       }),
     ).rejects.toThrow(/caller failed/);
     expect((await balance(tenant, userId, "USDC")).toFixed()).toBe("9.940051");
+    expect(await prisma.conversion.count({ where: { userId } })).toBe(1);
     await expectLedgerInvariants(server, tenant.clientId);
   });
 });

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, newTenant, type TestServer } from "./support/server.js";
 import { createUser, errorCodes, gql, rest, contractKeys, contractBody } from "./support/http.js";
+import { Decimal } from "decimal.js";
+import { inTransaction } from "../src/db/transaction.js";
+import type { JournalInput } from "../src/ledger/types.js";
 import { expectLedgerInvariants, fund } from "./support/ledger.js";
 
 let server: TestServer;
@@ -239,5 +242,48 @@ describe("GET /v1/accounts/{currency}/{userId}", () => {
     expect((await rest(server, "GET", `/v1/accounts/usd/${userId}`, { headers: stranger.headers })).status).toBe(404);
     expect((await rest(server, "GET", `/v1/accounts/usd/${crypto.randomUUID()}`, { headers: stranger.headers })).status).toBe(404);
     expect((await rest(server, "GET", `/v1/accounts/usd/42`, { headers: stranger.headers })).status).toBe(400);
+  });
+});
+
+describe("journals posted together (LedgerService.postAll)", () => {
+  /** A deposit (positive amount) or a withdrawal (negative) of USD. */
+  const movement = (clientId: string, userId: string, amount: string): JournalInput => {
+    const value = new Decimal(amount);
+    const [type, system] = value.isPositive() ? (["DEPOSIT", "PROVIDER_SETTLEMENT"] as const) : (["WITHDRAWAL", "PAYOUTS"] as const);
+    return {
+      clientId,
+      type,
+      postings: [
+        { account: { userId, currency: "USD" }, amount: value, type },
+        { account: { system, currency: "USD" }, amount: value.negated(), type },
+      ],
+    };
+  };
+
+  it("apply in order, each extending the chains the one before left: a credit then a debit of it succeeds", async () => {
+    const tenant = await newTenant(server);
+    const userId = await createUser(server, tenant);
+    const { prisma } = server.app.db;
+    const posted = await inTransaction(prisma, (tx) =>
+      server.app.services.ledger.postAll(tx, [movement(tenant.clientId, userId, "10"), movement(tenant.clientId, userId, "-4")]),
+    );
+    expect(posted.map((journal) => journal.entries[0]).map((e) => [e.sequence, e.balanceBefore, e.balanceAfter])).toEqual([
+      [1, "0", "10"],
+      [2, "10", "6"],
+    ]);
+    expect((await server.app.services.ledger.balance(tenant.clientId, userId, "USD")).toFixed()).toBe("6");
+    await expectLedgerInvariants(server, tenant.clientId);
+  });
+
+  it("are refused whole when one would take a user balance below zero", async () => {
+    const tenant = await newTenant(server);
+    const userId = await createUser(server, tenant);
+    const { prisma } = server.app.db;
+    await expect(
+      inTransaction(prisma, (tx) =>
+        server.app.services.ledger.postAll(tx, [movement(tenant.clientId, userId, "-4"), movement(tenant.clientId, userId, "10")]),
+      ),
+    ).rejects.toMatchObject({ code: "INSUFFICIENT_FUNDS" });
+    expect(await prisma.ledgerEntry.count({ where: { clientId: tenant.clientId } })).toBe(0);
   });
 });

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { applyMigrations, type SqlSession } from "../src/db/migrate.js";
+import { applyMigrations, readMigrations, type SqlSession } from "../src/db/migrate.js";
 import { createLogger } from "../src/logger.js";
 import { testDatabaseUrl } from "./support/server.js";
 
@@ -121,5 +121,30 @@ describe("applyMigrations on PostgreSQL", () => {
     expect(results.flat().sort()).toEqual(["20260101000000_first", "20260102000000_second"]);
     expect(results.some((names) => names.length === 0)).toBe(true);
     expect(await applied(one)).toHaveLength(2);
+  });
+});
+
+describe("the house account shards migration", () => {
+  it("keeps an existing system account, chain and all, as shard 0 of its house account", async () => {
+    const session = await embeddedSession();
+    const [init] = readMigrations();
+    await applyMigrations(session, logger, migrationsDir({ [init.name]: init.sql }));
+    const clientId = crypto.randomUUID();
+    await session.rows(
+      `INSERT INTO ledger_accounts (id, "clientId", "userId", code, currency, balance, "entryCount", "lastEntryHash")
+       VALUES ($1, $2, NULL, 'PROVIDER_SETTLEMENT', 'USD', -25, 3, 'last-hash')`,
+      [crypto.randomUUID(), clientId],
+    );
+
+    expect(await applyMigrations(session, logger)).toEqual(readMigrations().slice(1).map((m) => m.name));
+
+    expect(await session.rows(`SELECT code, shard, balance::text AS balance, "entryCount", "lastEntryHash" FROM ledger_accounts`)).toEqual([
+      { code: "PROVIDER_SETTLEMENT", shard: 0, balance: "-25.000000000000000000", entryCount: 3, lastEntryHash: "last-hash" },
+    ]);
+    const insert = (shard: number, code = "PROVIDER_SETTLEMENT") =>
+      session.rows(`INSERT INTO ledger_accounts (id, "clientId", code, currency, shard) VALUES ($1, $2, $3, 'USD', $4)`, [crypto.randomUUID(), clientId, code, shard]);
+    await expect(insert(0)).rejects.toThrow(); // still one account per (client, code, currency, shard), NULL user or not
+    await insert(1);
+    await expect(insert(1, "USER")).rejects.toThrow(); // user balances are never sharded
   });
 });

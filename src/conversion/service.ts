@@ -5,7 +5,7 @@ import { inTransaction, type Tx } from "../db/transaction.js";
 import { badInput } from "../errors.js";
 import { Exact, parseAmount } from "../ledger/amount.js";
 import type { LedgerService } from "../ledger/service.js";
-import type { Posting } from "../ledger/types.js";
+import type { JournalInput, Posting } from "../ledger/types.js";
 import { CURRENCIES, currencyDecimals, RATE_DECIMALS, type Currency, type FxSource } from "../providers/fx.js";
 import type { UserService } from "../users/service.js";
 import { parseInput, upperCaseCode, uuid } from "../validation.js";
@@ -59,14 +59,15 @@ export class ConversionService {
   }
 
   /**
-   * For other domains' money flows (a deposit's auto-conversion): converts at the current rate inside
-   * the caller's transaction, so it commits or rolls back with the caller's own writes. The caller
-   * has checked the user; the amount must be valid in `from` and convert to more than zero.
+   * For other domains' money flows (a deposit's auto-conversion): prices at the current rate and
+   * records the conversion inside the caller's transaction, and returns its journal, which the caller
+   * posts in that same transaction together with its own (one lock and one write for them all). The
+   * caller has checked the user; the amount must be valid in `from` and convert to more than zero.
    */
-  async convertInTransaction(tx: Tx, input: { clientId: string; userId: string; from: string; to: string; amount: Decimal.Value }) {
+  async prepareInTransaction(tx: Tx, input: { clientId: string; userId: string; from: string; to: string; amount: Decimal.Value }) {
     const pair = parsePair({ from: input.from, to: input.to, amount: new Exact(input.amount).toFixed() });
-    const conversion = await this.record(tx, input.clientId, input.userId, await this.price(pair), null);
-    return { conversion, convertedAmount: new Exact(conversion.convertedAmount.toString()) };
+    const { conversion, journal } = await this.create(tx, input.clientId, input.userId, await this.price(pair), null);
+    return { conversion, journal, convertedAmount: new Exact(conversion.convertedAmount.toString()) };
   }
 
   private async price(pair: { from: Currency; to: Currency; amount: Decimal }): Promise<Terms> {
@@ -97,12 +98,18 @@ export class ConversionService {
     };
   }
 
-  /**
-   * The conversion record and its journal. FROM currency: the user gives the amount (the converted
-   * part as CONVERSION_OUT, the fee as FEE) to FX and FEES. TO currency: FX gives the converted amount
-   * to the user (CONVERSION_IN). The rounding remainder stays with FX.
-   */
   private async record(tx: Tx, clientId: string, userId: string, terms: Terms, quoteId: string | null) {
+    const { conversion, journal } = await this.create(tx, clientId, userId, terms, quoteId);
+    await this.deps.ledger.post(tx, journal);
+    return conversion;
+  }
+
+  /**
+   * The conversion record and its journal (to post). FROM currency: the user gives the amount (the
+   * converted part as CONVERSION_OUT, the fee as FEE) to FX and FEES. TO currency: FX gives the
+   * converted amount to the user (CONVERSION_IN). The rounding remainder stays with FX.
+   */
+  private async create(tx: Tx, clientId: string, userId: string, terms: Terms, quoteId: string | null): Promise<{ conversion: Conversion; journal: JournalInput }> {
     const conversion = await tx.conversion.create({
       data: {
         clientId,
@@ -130,7 +137,6 @@ export class ConversionService {
         { account: { system: "FEES", currency: terms.from }, amount: terms.fee, type: "FEE" },
       );
     }
-    await this.deps.ledger.post(tx, { clientId, type: "CONVERSION_OUT", referenceId: conversion.id, postings });
-    return conversion;
+    return { conversion, journal: { clientId, type: "CONVERSION_OUT", referenceId: conversion.id, postings } };
   }
 }

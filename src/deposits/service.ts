@@ -116,13 +116,15 @@ export class DepositService {
     });
   }
 
+  /** One statement when the deposit is PENDING (the money path); a second only to tell "unknown" from "already settled". */
   private async transition(tx: Tx, provider: string, reference: string, change: { status: string; failureReason?: string }) {
-    const deposit = await tx.deposit.findUnique({ where: { provider_eventId: { provider, eventId: reference } }, select: { id: true } });
-    if (!deposit) throw notFound("Deposit");
-    const moved = await tx.deposit.updateMany({
-      where: { id: deposit.id, status: DEPOSIT_STATUS.PENDING },
+    const [moved] = await tx.deposit.updateManyAndReturn({
+      where: { provider, eventId: reference, status: DEPOSIT_STATUS.PENDING },
       data: { ...change, settleAt: null },
     });
-    return moved.count ? tx.deposit.findUniqueOrThrow({ where: { id: deposit.id } }) : null;
+    if (moved) return moved;
+    const known = await tx.deposit.count({ where: { provider, eventId: reference } });
+    if (!known) throw notFound("Deposit");
+    return null;
   }
 }

@@ -5,16 +5,30 @@ import type { Tx } from "../db/transaction.js";
 import type { Deposit } from "../generated/prisma/client.js";
 import { Exact } from "../ledger/amount.js";
 import type { LedgerService } from "../ledger/service.js";
+import type { JournalInput } from "../ledger/types.js";
 
-type Deps = { ledger: LedgerService; conversion: Pick<ConversionService, "convertInTransaction"> };
+type Deps = { ledger: LedgerService; conversion: Pick<ConversionService, "prepareInTransaction"> };
 
 /** A 32-byte transaction hash for the sandbox's on-chain forward (no real chain is touched). */
 const sandboxTransactionHash = () => `0x${randomBytes(32).toString("hex")}`;
+
+type Destination = { destinationAsset: string; destinationAddress: string; walletAddress: string | null };
+
+/** Where a virtual account deposit goes, and the user's own wallet address, in one query (Prisma's nested select takes three). */
+async function destinationOf(tx: Tx, deposit: Deposit): Promise<Destination> {
+  const [destination] = await tx.$queryRaw<Destination[]>`
+    SELECT va."destinationAsset", va."destinationAddress", w."address" AS "walletAddress"
+    FROM "virtual_accounts" va LEFT JOIN "wallets" w ON w."userId" = va."userId"
+    WHERE va."id" = ${deposit.virtualAccountId}::uuid AND va."clientId" = ${deposit.clientId}::uuid`;
+  if (!destination) throw new Error(`Virtual account ${deposit.virtualAccountId} of deposit ${deposit.id} not found`);
+  return destination;
+}
 
 /**
  * The money of a completed deposit, inside the caller's transaction (all of it commits or none):
  * the DEPOSIT credit; for a virtual account, the conversion to its destinationAsset and, unless the
  * destination is the user's own custodial wallet, the TRANSFER_OUT of what the conversion gave.
+ * These journals are posted together: one lock statement and one write for all of them.
  */
 export class DepositSettlement {
   constructor(private readonly deps: Deps) {}
@@ -22,7 +36,7 @@ export class DepositSettlement {
   async settle(tx: Tx, deposit: Deposit): Promise<void> {
     const amount = new Exact(deposit.amount.toString());
     const { clientId, userId } = deposit;
-    await this.deps.ledger.post(tx, {
+    const credit: JournalInput = {
       clientId,
       type: "DEPOSIT",
       referenceId: deposit.id,
@@ -34,26 +48,25 @@ export class DepositSettlement {
           type: "DEPOSIT",
         },
       ],
-    });
-    if (deposit.virtualAccountId) await this.forward(tx, deposit, amount);
+    };
+    const forward = deposit.virtualAccountId ? await this.forward(tx, deposit, amount) : [];
+    await this.deps.ledger.postAll(tx, [credit, ...forward]);
   }
 
-  private async forward(tx: Tx, deposit: Deposit, amount: Decimal) {
-    const account = await tx.virtualAccount.findUniqueOrThrow({
-      where: { id: deposit.virtualAccountId!, clientId: deposit.clientId },
-      select: { destinationAsset: true, destinationAddress: true, user: { select: { wallet: { select: { address: true } } } } },
-    });
-    const { convertedAmount } = await this.deps.conversion.convertInTransaction(tx, {
+  /** The journals that move a virtual account deposit on: its conversion, then (to an outside address) the transfer. */
+  private async forward(tx: Tx, deposit: Deposit, amount: Decimal): Promise<JournalInput[]> {
+    const account = await destinationOf(tx, deposit);
+    const { convertedAmount, journal } = await this.deps.conversion.prepareInTransaction(tx, {
       clientId: deposit.clientId,
       userId: deposit.userId,
       from: deposit.currency,
       to: account.destinationAsset,
       amount,
     });
-    const ownWallet = account.user.wallet?.address.toLowerCase() === account.destinationAddress.toLowerCase();
-    if (ownWallet) return;
+    const ownWallet = account.walletAddress?.toLowerCase() === account.destinationAddress.toLowerCase();
+    if (ownWallet) return [journal];
     // The forward's on-chain hash is the reference of its entries: the user's history shows where the funds went.
-    await this.deps.ledger.post(tx, {
+    const transfer: JournalInput = {
       clientId: deposit.clientId,
       type: "TRANSFER_OUT",
       referenceId: sandboxTransactionHash(),
@@ -61,6 +74,7 @@ export class DepositSettlement {
         { account: { userId: deposit.userId, currency: account.destinationAsset }, amount: convertedAmount.negated(), type: "TRANSFER_OUT" },
         { account: { system: "ONCHAIN_SETTLEMENT", currency: account.destinationAsset }, amount: convertedAmount, type: "TRANSFER_OUT" },
       ],
-    });
+    };
+    return [journal, transfer];
   }
 }

@@ -2,10 +2,12 @@ import type { Decimal } from "decimal.js";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import type { Tx } from "../db/transaction.js";
 import { pageArgs, parseInput } from "../validation.js";
+import { AccountIds } from "./account-ids.js";
 import { Exact } from "./amount.js";
-import { postJournal } from "./post.js";
-import type { JournalInput } from "./types.js";
-import { verifyUserLedger } from "./verify.js";
+import { postJournals } from "./post.js";
+import { HOUSE_SHARDS } from "./shards.js";
+import type { JournalInput, SystemAccount } from "./types.js";
+import { verifyHouseLedger, verifyUserLedger } from "./verify.js";
 
 const LEDGER_PAGE = pageArgs(1000, 100);
 type PageInput = { page?: number | null; limit?: number | null };
@@ -27,16 +29,34 @@ export const NEWEST_FIRST: Prisma.LedgerEntryOrderByWithRelationInput[] = [{ cre
  * Callers have already checked that the user belongs to the client.
  */
 export class LedgerService {
-  constructor(private readonly prisma: PrismaClient) {}
+  private readonly accountIds = new AccountIds();
 
-  post(tx: Tx, journal: JournalInput) {
-    return postJournal(tx, journal);
+  /** `houseShards`: the benchmark compares the unsharded house account (1) with the default. */
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly houseShards = HOUSE_SHARDS,
+  ) {}
+
+  async post(tx: Tx, journal: JournalInput) {
+    const [posted] = await postJournals(tx, [journal], this.accountIds, this.houseShards);
+    return posted;
+  }
+
+  /** Several journals of one client, in this order, with one lock statement and one write for them all. */
+  postAll(tx: Tx, journals: JournalInput[]) {
+    return postJournals(tx, journals, this.accountIds, this.houseShards);
   }
 
   /** The user's balance in one currency; zero when the account has never moved. */
   async balance(clientId: string, userId: string, currency: string): Promise<Decimal> {
     const account = await this.prisma.ledgerAccount.findFirst({ where: { clientId, userId, code: "USER", currency } });
     return new Exact(account?.balance.toString() ?? 0);
+  }
+
+  /** A house (system) account's balance: the sum of its shards; zero when it has never moved. */
+  async houseBalance(clientId: string, code: SystemAccount, currency: string): Promise<Decimal> {
+    const { _sum } = await this.prisma.ledgerAccount.aggregate({ where: { clientId, userId: null, code, currency }, _sum: { balance: true } });
+    return new Exact(_sum.balance?.toString() ?? 0);
   }
 
   /** Every user entry of the client, newest first, with paging totals. */
@@ -52,5 +72,9 @@ export class LedgerService {
 
   verify(clientId: string, userId: string) {
     return verifyUserLedger(this.prisma, clientId, userId);
+  }
+
+  verifyHouse(clientId: string) {
+    return verifyHouseLedger(this.prisma, clientId);
   }
 }

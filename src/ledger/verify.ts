@@ -1,44 +1,54 @@
-import type { PrismaClient } from "../generated/prisma/client.js";
+import type { LedgerAccount, LedgerEntry, PrismaClient } from "../generated/prisma/client.js";
 import { Exact } from "./amount.js";
 import { entryHash } from "./hash.js";
+import type { SystemAccount } from "./types.js";
 
 export type ChainReport = { currency: string; entries: number; balance: string; valid: boolean; problems: string[] };
 export type LedgerVerification = { valid: boolean; chains: ChainReport[] };
 
+export type HouseChainReport = ChainReport & { code: string; shard: number };
+export type HouseBalance = { code: SystemAccount; currency: string; shards: number; balance: string };
+export type HouseVerification = { valid: boolean; chains: HouseChainReport[]; balances: HouseBalance[] };
+
 /**
- * Recomputes each of a user's balance chains from the first entry: contiguous sequence numbers,
- * balanceBefore equal to the previous balanceAfter, balanceAfter = balanceBefore + amount, every
- * hash recomputed from the content and the previous hash, the stored balance equal to the chain's
- * end; and every journal the user takes part in balanced per currency.
+ * Recomputes one account's chain from its first entry: contiguous sequence numbers, balanceBefore
+ * equal to the previous balanceAfter, balanceAfter = balanceBefore + amount, every hash recomputed
+ * from the content and the previous hash, the stored balance and last hash equal to the chain's end.
+ * `mayGoNegative`: house accounts carry the other side of user balances, so they are negative.
  */
-export async function verifyUserLedger(prisma: PrismaClient, clientId: string, userId: string): Promise<LedgerVerification> {
-  const accounts = await prisma.ledgerAccount.findMany({
-    where: { clientId, userId },
+function verifyChain(account: LedgerAccount & { entries: LedgerEntry[] }, mayGoNegative: boolean): ChainReport {
+  const problems: string[] = [];
+  let previousHash: string | null = null;
+  let running = new Exact(0);
+  account.entries.forEach((entry, index) => {
+    const at = `entry ${entry.sequence}`;
+    if (entry.sequence !== index + 1) problems.push(`${at}: sequence should be ${index + 1}`);
+    if (!new Exact(entry.balanceBefore.toString()).equals(running)) problems.push(`${at}: balanceBefore does not continue the chain`);
+    const after = new Exact(entry.balanceBefore.toString()).plus(entry.amount.toString());
+    if (!after.equals(entry.balanceAfter.toString())) problems.push(`${at}: balanceAfter ≠ balanceBefore + amount`);
+    if (!mayGoNegative && after.isNegative()) problems.push(`${at}: balance below zero`);
+    if (entry.prevHash !== previousHash) problems.push(`${at}: prevHash does not match the previous entry`);
+    if (entryHash(previousHash, { ...entry, amount: entry.amount.toString(), balanceBefore: entry.balanceBefore.toString(), balanceAfter: entry.balanceAfter.toString() }) !== entry.hash) {
+      problems.push(`${at}: hash does not match its content`);
+    }
+    previousHash = entry.hash;
+    running = new Exact(entry.balanceAfter.toString());
+  });
+  if (!running.equals(account.balance.toString())) problems.push("stored balance differs from the end of the chain");
+  if (account.lastEntryHash !== previousHash) problems.push("stored last hash differs from the end of the chain");
+  return { currency: account.currency, entries: account.entries.length, balance: running.toFixed(), valid: problems.length === 0, problems };
+}
+
+const accountsWithEntries = (prisma: PrismaClient, where: { clientId: string; userId: string | null }) =>
+  prisma.ledgerAccount.findMany({
+    where,
     include: { entries: { orderBy: { sequence: "asc" } } },
-    orderBy: { currency: "asc" },
+    orderBy: [{ code: "asc" }, { currency: "asc" }, { shard: "asc" }],
   });
-  const chains = accounts.map((account) => {
-    const problems: string[] = [];
-    let previousHash: string | null = null;
-    let running = new Exact(0);
-    account.entries.forEach((entry, index) => {
-      const at = `entry ${entry.sequence}`;
-      if (entry.sequence !== index + 1) problems.push(`${at}: sequence should be ${index + 1}`);
-      if (!new Exact(entry.balanceBefore.toString()).equals(running)) problems.push(`${at}: balanceBefore does not continue the chain`);
-      const after = new Exact(entry.balanceBefore.toString()).plus(entry.amount.toString());
-      if (!after.equals(entry.balanceAfter.toString())) problems.push(`${at}: balanceAfter ≠ balanceBefore + amount`);
-      if (after.isNegative()) problems.push(`${at}: balance below zero`);
-      if (entry.prevHash !== previousHash) problems.push(`${at}: prevHash does not match the previous entry`);
-      if (entryHash(previousHash, { ...entry, amount: entry.amount.toString(), balanceBefore: entry.balanceBefore.toString(), balanceAfter: entry.balanceAfter.toString() }) !== entry.hash) {
-        problems.push(`${at}: hash does not match its content`);
-      }
-      previousHash = entry.hash;
-      running = new Exact(entry.balanceAfter.toString());
-    });
-    if (!running.equals(account.balance.toString())) problems.push("stored balance differs from the end of the chain");
-    if (account.lastEntryHash !== previousHash) problems.push("stored last hash differs from the end of the chain");
-    return { currency: account.currency, entries: account.entries.length, balance: running.toFixed(), valid: problems.length === 0, problems };
-  });
+
+/** Every chain of the user's balances, and every journal the user takes part in balanced per currency. */
+export async function verifyUserLedger(prisma: PrismaClient, clientId: string, userId: string): Promise<LedgerVerification> {
+  const chains = (await accountsWithEntries(prisma, { clientId, userId })).map((account) => verifyChain(account, false));
   const unbalanced = await prisma.$queryRaw<{ journalId: string; currency: string }[]>`
     SELECT e."journalId", e."currency" FROM "ledger_entries" e
     WHERE e."journalId" IN (SELECT "journalId" FROM "ledger_entries" WHERE "userId" = ${userId}::uuid AND "clientId" = ${clientId}::uuid)
@@ -52,4 +62,17 @@ export async function verifyUserLedger(prisma: PrismaClient, clientId: string, u
     }
   }
   return { valid: chains.every((c) => c.valid) && unbalanced.length === 0, chains };
+}
+
+/** Every shard chain of the client's house (system) accounts, and each house balance as the sum of its shards. */
+export async function verifyHouseLedger(prisma: PrismaClient, clientId: string): Promise<HouseVerification> {
+  const accounts = await accountsWithEntries(prisma, { clientId, userId: null });
+  const chains = accounts.map((account) => ({ ...verifyChain(account, true), code: account.code, shard: account.shard }));
+  const balances = new Map<string, HouseBalance>();
+  for (const chain of chains) {
+    const key = `${chain.code}:${chain.currency}`;
+    const house = balances.get(key) ?? { code: chain.code as SystemAccount, currency: chain.currency, shards: 0, balance: "0" };
+    balances.set(key, { ...house, shards: house.shards + 1, balance: new Exact(house.balance).plus(chain.balance).toFixed() });
+  }
+  return { valid: chains.every((c) => c.valid), chains, balances: [...balances.values()] };
 }

@@ -24,8 +24,8 @@ export async function fund(server: TestServer, clientId: string, userId: string,
 
 /**
  * The ledger rules, checked after every money test: each of the client's journals sums to zero per
- * currency, the client's ledger as a whole sums to zero per currency, every user's chains verify,
- * and no user balance is below zero.
+ * currency, the client's ledger as a whole sums to zero per currency, every user's chains and every
+ * house shard's chain verify, and no user balance is below zero.
  */
 export async function expectLedgerInvariants(server: TestServer, clientId: string) {
   const { prisma } = server.app.db;
@@ -44,4 +44,6 @@ export async function expectLedgerInvariants(server: TestServer, clientId: strin
     const report = await server.app.services.ledger.verify(clientId, userId);
     expect(report, `ledger of user ${userId}`).toMatchObject({ valid: true });
   }
+  const house = await server.app.services.ledger.verifyHouse(clientId);
+  expect(house.chains.flatMap((chain) => chain.problems.map((problem) => `${chain.code}#${chain.shard} ${chain.currency}: ${problem}`))).toEqual([]);
 }

@@ -1,0 +1,23 @@
+import type { Started } from "./processes.js";
+
+/** Node arguments that load bench/process-probe.ts into a started server (and let it collect garbage on demand). */
+export const PROBED = ["--expose-gc", "--import", "./bench/process-probe.ts"];
+
+export type Probe = { memory: NodeJS.MemoryUsage; cpu: NodeJS.CpuUsage };
+
+/** The server's memory (after garbage collection) and CPU time so far, from its probe. */
+export function probe(app: Started): Promise<Probe> {
+  const reply = new Promise<Probe>((resolve) => {
+    const onLine = (line: string) => {
+      if (!line.startsWith('{"probe"')) return;
+      app.lines.off("line", onLine);
+      resolve((JSON.parse(line) as { probe: Probe }).probe);
+    };
+    app.lines.on("line", onLine);
+  });
+  app.process.kill("SIGUSR2");
+  return reply;
+}
+
+/** Milliseconds of CPU (user + system) between two probes. */
+export const cpuMsBetween = (before: Probe, after: Probe) => (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1000;

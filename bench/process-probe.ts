@@ -1,0 +1,7 @@
+// Loaded into a benchmarked server (node --import): on SIGUSR2 it collects garbage (when run with
+// --expose-gc) and prints the process's memory and CPU time as one JSON line, read by bench/probe.ts.
+process.on("SIGUSR2", () => {
+  global.gc?.();
+  global.gc?.();
+  process.stdout.write(`${JSON.stringify({ probe: { memory: process.memoryUsage(), cpu: process.cpuUsage() } })}\n`);
+});
