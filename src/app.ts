@@ -19,6 +19,7 @@ import { openEventBus } from "./pubsub/bus.js";
 import { restRouter } from "./rest/router.js";
 import { routes, sandboxRoutes } from "./rest/routes/index.js";
 import { createServices, type Services } from "./services.js";
+import { developerRouter } from "./developer/router.js";
 import { startDepositSettler, type DepositSettler } from "./sandbox/settler.js";
 import { webhookRouter } from "./webhooks/router.js";
 
@@ -70,6 +71,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     introspection: config.introspection,
   });
 
+  const restRoutes = config.sandbox ? [...routes, ...sandboxRoutes] : routes;
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", "loopback");
@@ -78,13 +80,14 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     const ready = await db.ping();
     res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "database unavailable" });
   });
+  app.use(developerRouter(restRoutes));
   // Before the JSON parser: webhook signatures cover the raw body.
   app.use(webhookRouter(services.webhooks));
   app.use(["/v1", "/graphql"], jsonBody("100kb"));
   app.use(["/v1", "/graphql"], rateLimit({ perMinute: config.rateLimitPerMinute, redis }));
   app.use(["/v1", "/graphql"], idempotency({ prisma: db.prisma, services, logger }));
   app.use("/graphql", (req, res) => void yoga.handle(req, res));
-  app.use(restRouter(config.sandbox ? [...routes, ...sandboxRoutes] : routes, { schema, prisma: db.prisma, services, logger }));
+  app.use(restRouter(restRoutes, { schema, prisma: db.prisma, services, logger }));
   app.use(notFoundRoute);
   app.use(errorHandler(logger));
 

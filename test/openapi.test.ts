@@ -1,0 +1,88 @@
+import { existsSync, readFileSync } from "node:fs";
+import { compileErrors, validate } from "@readme/openapi-parser";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { routes, sandboxRoutes } from "../src/rest/routes/index.js";
+import type { OpenApiDocument } from "../src/rest/openapi.js";
+import { startServer, type TestServer } from "./support/server.js";
+
+/** The binding REST contract, kept in the repository; the shared original, where present, must be the same text. */
+const CONTRACT = new URL("../docs/contract/rest-v1.md", import.meta.url);
+const SHARED_CONTRACT = new URL("../../shared/contract/rest-v1.md", import.meta.url);
+
+let server: TestServer;
+let document: OpenApiDocument;
+beforeAll(async () => {
+  server = await startServer();
+  const res = await fetch(`${server.url}/v1/openapi.json`);
+  expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+  document = await res.json();
+});
+afterAll(() => server?.stop());
+
+/** `/v1/user/:userId` and `/v1/user/{id}` name the same path. */
+const shape = (path: string) => path.replace(/:\w+|\{\w+\}/g, "{}");
+const documented = () =>
+  new Set(Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${shape(path)}`)));
+
+/** Every `/v1/…` path of the contract, with its method where the contract writes one before it. */
+function contractEndpoints(): { method?: string; path: string }[] {
+  const text = readFileSync(CONTRACT, "utf8");
+  return [...text.matchAll(/(?:\b(GET|POST|DELETE)\b[\s|]*)?(\/v1\/[\w{}/-]+)/g)].map(([, method, path]) => ({ method, path }));
+}
+
+describe("GET /v1/openapi.json", () => {
+  it("is a document the OpenAPI validator accepts", async () => {
+    const result = await validate(structuredClone(document) as Parameters<typeof validate>[0]);
+    expect(result.valid, result.valid ? "" : compileErrors(result)).toBe(true);
+    expect(document.openapi).toBe("3.1.0");
+  });
+
+  it("describes every path of the REST contract, under the contract's method", () => {
+    if (existsSync(SHARED_CONTRACT)) expect(readFileSync(CONTRACT, "utf8")).toBe(readFileSync(SHARED_CONTRACT, "utf8"));
+    const endpoints = contractEndpoints();
+    expect(endpoints.length).toBeGreaterThan(30);
+    const paths = Object.keys(document.paths).map(shape);
+    const operations = documented();
+    // A path named in prose without a method ("under `/v1/accounts`") may be a prefix.
+    const covered = ({ method, path }: { method?: string; path: string }) =>
+      method ? operations.has(`${method} ${shape(path)}`) : paths.some((p) => p === shape(path) || p.startsWith(`${shape(path)}/`));
+    const missing = endpoints.filter((endpoint) => !covered(endpoint));
+    expect(missing).toEqual([]);
+  });
+
+  it("describes every route of the table with its path parameters, a success body and its errors", () => {
+    for (const route of [...routes, ...sandboxRoutes]) {
+      const path = Object.keys(document.paths).find((candidate) => shape(candidate) === shape(route.path));
+      const operation = path ? document.paths[path][route.method.toLowerCase() as "get"] : undefined;
+      expect(operation, `${route.method} ${route.path} is not in the document`).toBeDefined();
+      const pathParameters = operation!.parameters.filter((p) => p.in === "path").map((p) => p.name);
+      expect(pathParameters).toEqual([...route.path.matchAll(/:(\w+)/g)].map(([, name]) => name));
+      expect(operation!.responses[String(route.status ?? 200)].content["application/json"].schema).toBeTruthy();
+      expect(Object.keys(operation!.responses)).toContain("400");
+    }
+  });
+
+  it("documents the contract's error bodies: {message} for the key revoke 404, {error, details} for withdrawal failures", () => {
+    const errorBody = (path: string, method: "delete" | "post", status: string) =>
+      document.paths[path][method]!.responses[status].content["application/json"].schema;
+    expect(errorBody("/v1/api-keys/{keyId}", "delete", "404")).toMatchObject({ required: ["message"] });
+    expect(errorBody("/v1/withdrawal/{currency}", "post", "500")).toMatchObject({
+      properties: { error: { type: "string" }, details: { type: "string" } },
+    });
+    expect(errorBody("/v1/user", "post", "400")).toMatchObject({ required: ["error"] });
+  });
+
+  it("offers the x-api-key and x-client-auth schemes, and needs neither only to request and verify a code", () => {
+    expect(document.components.securitySchemes).toEqual({
+      apiKey: expect.objectContaining({ type: "apiKey", in: "header", name: "x-api-key" }),
+      clientAuth: expect.objectContaining({ type: "apiKey", in: "header", name: "x-client-auth" }),
+    });
+    expect(document.security).toEqual([{ apiKey: [] }, { clientAuth: [] }]);
+    const publicOperations = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.entries(operations)
+        .filter(([, operation]) => operation.security?.length === 0)
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(publicOperations.sort()).toEqual(["POST /v1/client-auth/otp", "POST /v1/client-auth/verify"]);
+  });
+});
