@@ -4,6 +4,7 @@ import { inTransaction } from "../src/db/transaction.js";
 import type { PrismaClient } from "../src/generated/prisma/client.js";
 import { Exact } from "../src/ledger/amount.js";
 import { LedgerService } from "../src/ledger/service.js";
+import { createMetrics } from "../src/metrics/metrics.js";
 import type { JournalInput } from "../src/ledger/types.js";
 import { runWorkers, type Run } from "./drive.js";
 import { hotRowTransactions } from "./hot-row-transactions.js";
@@ -45,7 +46,7 @@ function table(rows: Row[]): string {
 }
 
 async function runJournals(prisma: PrismaClient, { databaseUrl, workers, perWorker, poolSize }: JournalOptions): Promise<string> {
-  const ledger = new LedgerService(prisma);
+  const ledger = new LedgerService(prisma, createMetrics().journals);
   const { clientId } = await newClient(prisma);
   const [warmUser, hotUser, ...users] = await newUsers(prisma, clientId, workers + 2);
   const journalsByUser = new Map<string, number>();

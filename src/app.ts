@@ -20,6 +20,8 @@ import { restRouter } from "./rest/router.js";
 import { routes, sandboxRoutes } from "./rest/routes/index.js";
 import { createServices, type Services } from "./services.js";
 import { developerRouter } from "./developer/router.js";
+import { httpMetrics, metricsEndpoint, observeServer } from "./metrics/http.js";
+import { createMetrics } from "./metrics/metrics.js";
 import { startDepositSettler, type DepositSettler } from "./sandbox/settler.js";
 import { webhookRouter } from "./webhooks/router.js";
 
@@ -62,19 +64,23 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     postgres: db.pool && config.databaseUrl ? { connectionString: config.databaseUrl, pool: db.pool } : undefined,
     logger,
   });
-  const services = createServices({ prisma: db.prisma, config, logger, mailer, providers, events: bus.events });
+  const metrics = createMetrics();
+  const services = createServices({ prisma: db.prisma, config, logger, mailer, providers, events: bus.events, metrics });
   const yoga = createGraphQLServer({
     prisma: db.prisma,
     services,
     logger,
     graphiql: config.env !== "production",
     introspection: config.introspection,
+    metrics,
   });
 
   const restRoutes = config.sandbox ? [...routes, ...sandboxRoutes] : routes;
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", "loopback");
+  app.use(httpMetrics(metrics));
+  app.get("/metrics", metricsEndpoint(metrics, config.metricsToken));
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
   app.get("/readyz", async (_req, res) => {
     const ready = await db.ping();
@@ -97,6 +103,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   });
+  observeServer(metrics, httpServer, db.pool);
   const websockets = attachWebSocketServer(httpServer, yoga, services);
   let url = "";
   let settler: DepositSettler | undefined;

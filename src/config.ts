@@ -28,6 +28,7 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   GRAPHQL_INTROSPECTION: booleanFlag.optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
 });
 
 export type Config = {
@@ -48,6 +49,8 @@ export type Config = {
   logLevel: string;
   introspection: boolean;
   rateLimitPerMinute: number;
+  /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
+  metricsToken?: string;
 };
 
 export class ConfigError extends Error {}
@@ -97,5 +100,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     introspection: e.GRAPHQL_INTROSPECTION ?? !production,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    metricsToken: e.METRICS_TOKEN,
   };
 }

@@ -4,6 +4,7 @@ import type { Logger } from "./logger.js";
 import type { Providers } from "./providers/index.js";
 import type { Events } from "./pubsub/events.js";
 import type { Mailer } from "./providers/mailer.js";
+import type { BusinessMetrics } from "./metrics/metrics.js";
 import { AuthService } from "./auth/service.js";
 import { ApiKeyService } from "./keys/service.js";
 import { LedgerService } from "./ledger/service.js";
@@ -31,13 +32,14 @@ export type ServiceDeps = {
   providers: Providers;
   /** Cross-instance events (deposit updates). */
   events: Events;
+  metrics: BusinessMetrics;
 };
 
 /** The composition root: every domain service, wired once per process. */
 export function createServices(deps: ServiceDeps) {
   const keys = new ApiKeyService(deps.prisma);
   const users = new UserService(deps.prisma);
-  const ledger = new LedgerService(deps.prisma);
+  const ledger = new LedgerService(deps.prisma, deps.metrics.journals);
   const wallets = new WalletService({ prisma: deps.prisma, custodian: deps.providers.custodian, users, logger: deps.logger });
   const virtualAccounts = new VirtualAccountService({
     prisma: deps.prisma,
@@ -62,7 +64,7 @@ export function createServices(deps: ServiceDeps) {
     usdcAccounts: new UsdcAccountService({ prisma: deps.prisma, users, wallets }),
     virtualAccounts,
     balanceLookup: new BalanceLookupService({ users, ledger }),
-    withdrawals: new WithdrawalService({ prisma: deps.prisma, users, ledger }),
+    withdrawals: new WithdrawalService({ prisma: deps.prisma, users, ledger, metrics: deps.metrics }),
     ...depositServices(deps, { users, ledger, wallets, virtualAccounts, conversion }),
   };
 }
@@ -76,6 +78,7 @@ function depositServices(
     prisma: deps.prisma,
     settlement: new DepositSettlement({ ledger: domain.ledger, conversion: domain.conversion }),
     events: deps.events,
+    metrics: deps.metrics,
     autoSettleAfterMs: deps.config.sandbox ? deps.config.sandboxSettleMs : null,
   });
   const webhooks = new WebhookService({
@@ -85,6 +88,7 @@ function depositServices(
     deposits,
     virtualAccounts: domain.virtualAccounts,
     logger: deps.logger,
+    metrics: deps.metrics,
   });
   const sandboxDeposits = new SandboxDeposits({ prisma: deps.prisma, ...domain, deposits, deliver: webhookFeed(webhooks, deps.config.webhookSecret) });
   return { deposits, webhooks, sandboxDeposits };

@@ -6,6 +6,8 @@ import type { IncomingMessage } from "node:http";
 import { credentialsFromConnectionParams } from "../auth/credentials.js";
 import { authenticateRequest } from "../http/request-auth.js";
 import type { Logger } from "../logger.js";
+import { graphqlMetrics } from "../metrics/graphql.js";
+import type { Metrics } from "../metrics/metrics.js";
 import type { Services } from "../services.js";
 import { createContext, type Context } from "./context.js";
 import { maskError } from "./errors.js";
@@ -19,6 +21,7 @@ export function createGraphQLServer(options: {
   logger: Logger;
   graphiql: boolean;
   introspection: boolean;
+  metrics: Metrics;
 }): Yoga {
   return createYoga<Record<string, unknown>, Context>({
     schema,
@@ -47,6 +50,7 @@ export function createGraphQLServer(options: {
         blockFieldSuggestion: { enabled: !options.introspection },
       }),
       ...(options.introspection ? [] : [disableIntrospection()]),
+      graphqlMetrics(options.metrics.registry),
     ],
   });
 }

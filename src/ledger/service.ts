@@ -1,5 +1,6 @@
 import type { Decimal } from "decimal.js";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
+import type { BusinessMetrics } from "../metrics/metrics.js";
 import type { Tx } from "../db/transaction.js";
 import { pageArgs, parseInput } from "../validation.js";
 import { Exact } from "./amount.js";
@@ -27,10 +28,15 @@ export const NEWEST_FIRST: Prisma.LedgerEntryOrderByWithRelationInput[] = [{ cre
  * Callers have already checked that the user belongs to the client.
  */
 export class LedgerService {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly journals: BusinessMetrics["journals"],
+  ) {}
 
-  post(tx: Tx, journal: JournalInput) {
-    return postJournal(tx, journal);
+  async post(tx: Tx, journal: JournalInput) {
+    const posted = await postJournal(tx, journal);
+    this.journals.inc({ type: journal.type });
+    return posted;
   }
 
   /** The user's balance in one currency; zero when the account has never moved. */
