@@ -72,11 +72,13 @@ describe("GET /v1/openapi.json", () => {
     expect(errorBody("/v1/user", "post", "400")).toMatchObject({ required: ["error"] });
   });
 
-  it("offers the x-api-key and x-client-auth schemes, and needs neither only to request and verify a code", () => {
+  it("offers the x-api-key and x-client-auth schemes (and providers' signature), and needs none only to request and verify a code", () => {
     expect(document.components.securitySchemes).toEqual({
       apiKey: expect.objectContaining({ type: "apiKey", in: "header", name: "x-api-key" }),
       clientAuth: expect.objectContaining({ type: "apiKey", in: "header", name: "x-client-auth" }),
+      webhookSignature: expect.objectContaining({ type: "apiKey", in: "header", name: "x-webhook-signature" }),
     });
+    expect(document.paths["/v1/webhooks/{provider}"].post!.security).toEqual([{ webhookSignature: [] }]);
     expect(document.security).toEqual([{ apiKey: [] }, { clientAuth: [] }]);
     const publicOperations = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.entries(operations)

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ErrorCode } from "../errors.js";
+import type { Route } from "./route.js";
 
 /**
  * What the OpenAPI document says about one route (src/rest/openapi.ts). Schemas are zod, rendered
@@ -9,8 +10,11 @@ import type { ErrorCode } from "../errors.js";
 export type RouteDocs = {
   summary: string;
   description?: string;
-  /** Which credentials it takes: an API key or a session JWT (the default), only a session, or none. */
-  auth?: "credentials" | "session" | "public";
+  /**
+   * Which credentials it takes: an API key or a session JWT (the default), only a session, none,
+   * or a provider's webhook signature.
+   */
+  auth?: "credentials" | "session" | "public" | "signature";
   /** Descriptions of the path parameters (every `:name` of the path is documented as a string). */
   params?: Record<string, string>;
   query?: z.ZodObject;
@@ -19,6 +23,9 @@ export type RouteDocs = {
   /** Errors beyond those every route may answer (400 bad input, 401, 429). */
   errors?: ErrorCode[];
 };
+
+/** A documented endpoint: a REST route, or another /v1 path (the provider webhooks) declared in the same terms. */
+export type DocumentedEndpoint = Pick<Route, "method" | "path" | "status" | "errors" | "docs">;
 
 /** Building blocks of the documented shapes: what the REST surface writes, not how the services check it. */
 export const doc = {

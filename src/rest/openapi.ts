@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ERROR_CODES, type ErrorCode } from "../errors.js";
-import type { Route } from "./route.js";
+import type { DocumentedEndpoint } from "./docs.js";
 
 type JsonSchema = Record<string, unknown>;
 type SecurityRequirement = Record<string, string[]>;
@@ -44,14 +44,15 @@ const COMMON_ERRORS: ErrorCode[] = ["BAD_USER_INPUT", "RATE_LIMITED"];
 const WRITE_ERRORS: ErrorCode[] = ["CONFLICT", "IDEMPOTENCY_MISMATCH"];
 
 const CREDENTIALS: SecurityRequirement[] = [{ apiKey: [] }, { clientAuth: [] }];
-const SECURITY: Record<NonNullable<Route["docs"]["auth"]>, SecurityRequirement[]> = {
+const SECURITY: Record<NonNullable<DocumentedEndpoint["docs"]["auth"]>, SecurityRequirement[]> = {
   credentials: CREDENTIALS,
   session: [{ clientAuth: [] }],
   public: [],
+  signature: [{ webhookSignature: [] }],
 };
 
-/** The OpenAPI 3.1 description of the given routes: the table is the one source of the document. */
-export function openApiDocument(routes: readonly Route[]): OpenApiDocument {
+/** The OpenAPI 3.1 description of the given endpoints: the route table is the one source of the document. */
+export function openApiDocument(routes: readonly DocumentedEndpoint[]): OpenApiDocument {
   const paths: OpenApiDocument["paths"] = {};
   for (const route of routes) {
     const path = route.path.replace(/:(\w+)/g, "{$1}");
@@ -76,29 +77,36 @@ export function openApiDocument(routes: readonly Route[]): OpenApiDocument {
           name: "x-client-auth",
           description: "A session JWT from POST /v1/client-auth/verify; wins over x-api-key when both are sent.",
         },
+        webhookSignature: {
+          type: "apiKey",
+          in: "header",
+          name: "x-webhook-signature",
+          description: "Providers only: `t=<unix seconds>,v1=<hex HMAC-SHA256 of \"t.rawBody\">`, refused when older than 5 minutes.",
+        },
       },
     },
     security: CREDENTIALS,
   };
 }
 
-function operation(route: Route): Operation {
+function operation(route: DocumentedEndpoint): Operation {
   const { docs } = route;
-  // The Idempotency-Key is per client: a request without credentials has none.
-  const writes = route.method !== "GET" && docs.auth !== "public";
+  const auth = docs.auth ?? "credentials";
+  // The Idempotency-Key is per client: only writes with a client's credentials take part.
+  const writes = route.method !== "GET" && (auth === "credentials" || auth === "session");
   return {
     operationId: operationId(route),
     summary: docs.summary,
     ...(docs.description ? { description: docs.description } : {}),
     tags: [route.path.split("/")[2]],
-    ...(docs.auth && docs.auth !== "credentials" ? { security: SECURITY[docs.auth] } : {}),
+    ...(auth === "credentials" ? {} : { security: SECURITY[auth] }),
     parameters: [...pathParameters(route), ...queryParameters(route), ...(writes ? [IDEMPOTENCY_KEY] : [])],
     ...(docs.body ? { requestBody: { required: true, content: json(docs.body) } } : {}),
     responses: {
       [String(route.status ?? 200)]: { description: "Success", content: json(docs.response) },
       ...errorResponses(route, [
         ...COMMON_ERRORS,
-        ...(docs.auth === "public" ? [] : (["UNAUTHENTICATED"] as const)),
+        ...(auth === "public" ? [] : (["UNAUTHENTICATED"] as const)),
         ...(writes ? WRITE_ERRORS : []),
         ...(docs.errors ?? []),
       ]),
@@ -107,7 +115,7 @@ function operation(route: Route): Operation {
 }
 
 /** `GET /v1/user/:userId` → `getUserByUserId`: unique because method and path are. */
-function operationId(route: Route): string {
+function operationId(route: DocumentedEndpoint): string {
   const words = route.path
     .split("/")
     .slice(2)
@@ -116,7 +124,7 @@ function operationId(route: Route): string {
   return [route.method.toLowerCase(), ...words.map((word) => word.charAt(0).toUpperCase() + word.slice(1))].join("");
 }
 
-function pathParameters(route: Route): Parameter[] {
+function pathParameters(route: DocumentedEndpoint): Parameter[] {
   return [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => ({
     name,
     in: "path",
@@ -126,7 +134,7 @@ function pathParameters(route: Route): Parameter[] {
   }));
 }
 
-function queryParameters(route: Route): Parameter[] {
+function queryParameters(route: DocumentedEndpoint): Parameter[] {
   const query = route.docs.query;
   if (!query) return [];
   const schema = jsonSchema(query) as { properties: Record<string, JsonSchema>; required?: string[] };
@@ -151,7 +159,7 @@ const IDEMPOTENCY_KEY: Parameter = {
  * One response per status. The body follows the route's overrides of the contract: `{error}` by
  * default, `{message}` where the contract says so (the key revoke 404), with `details` when the error has them.
  */
-function errorResponses(route: Route, codes: readonly ErrorCode[]): Record<string, Response> {
+function errorResponses(route: DocumentedEndpoint, codes: readonly ErrorCode[]): Record<string, Response> {
   const byStatus = new Map<number, { meanings: string[]; field: string }>();
   for (const code of new Set(codes)) {
     const override = route.errors?.[code] ?? {};
