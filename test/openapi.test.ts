@@ -3,7 +3,10 @@ import { compileErrors, validate } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routes, sandboxRoutes } from "../src/rest/routes/index.js";
 import type { OpenApiDocument } from "../src/rest/openapi.js";
-import { startServer, type TestServer } from "./support/server.js";
+import type { Route } from "../src/rest/route.js";
+import { rest } from "./support/http.js";
+import { newTenant, startServer, type TestServer } from "./support/server.js";
+import { bankWithdrawalBody, fundedUser } from "./support/withdrawals.js";
 
 /** The binding REST contract, kept in the repository; the shared original, where present, must be the same text. */
 const CONTRACT = new URL("../docs/contract/rest-v1.md", import.meta.url);
@@ -87,4 +90,69 @@ describe("GET /v1/openapi.json", () => {
     );
     expect(publicOperations.sort()).toEqual(["POST /v1/client-auth/otp", "POST /v1/client-auth/verify"]);
   });
+
+  it("describes the answers the server really gives: the documented types, and no undocumented key", async () => {
+    const tenant = await newTenant(server);
+    const userId = await fundedUser(server, tenant, "USD", "100");
+    const calls: [Route["method"], string, unknown?][] = [
+      ["POST", "/v1/api-keys"],
+      ["GET", "/v1/api-keys"],
+      ["GET", `/v1/user/${userId}`],
+      ["GET", "/v1/user"],
+      ["POST", "/v1/wallet", { userId }],
+      ["GET", `/v1/wallet/${userId}`],
+      ["POST", "/v1/virtual-cards", { userId }],
+      ["GET", `/v1/virtual-cards/${userId}`],
+      ["POST", "/v1/sandbox/card-transactions", { userId, amount: 3, description: "Coffee" }],
+      ["GET", `/v1/virtual-cards/transactions/${userId}/1`],
+      ["POST", "/v1/virtual-account/ngn", { userId }],
+      ["POST", "/v1/virtual-account/usd", { userId }],
+      ["GET", `/v1/accounts/usd/${userId}`],
+      ["POST", `/v1/accounts/usdc/${userId}`, { chainType: "BASE" }],
+      ["GET", `/v1/accounts/usdc/${userId}`],
+      ["GET", `/v1/accounts/usdc/${userId}/BASE`],
+      ["GET", "/v1/conversion/quote?from=USD&to=EUR&amount=10"],
+      ["POST", "/v1/conversion", { userId, from: "USD", to: "EUR", amount: 10 }],
+      ["GET", "/v1/withdrawal/currencies"],
+      ["POST", "/v1/withdrawal/usd", bankWithdrawalBody(userId, "USD", 5)],
+      ["GET", `/v1/withdrawals/user/${userId}`],
+      ["POST", "/v1/sandbox/deposits", { userId, currency: "NGN", amount: 1000 }],
+      ["GET", `/v1/transactions/deposits/${userId}`],
+      ["GET", `/v1/transactions/ledger/${userId}`],
+      ["GET", `/v1/transactions/ledger/${userId}/verify`],
+      ["GET", "/v1/transactions"],
+    ];
+    for (const [method, url, body] of calls) {
+      const res = await rest(server, method, url, { headers: tenant.headers, body });
+      expect(res.status, `${method} ${url}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
+      const route = routeFor(method, url.split("?")[0]);
+      const parsed = route.docs.response.safeParse(res.body);
+      expect(parsed.success, `${method} ${route.path}: ${parsed.error?.message}`).toBe(true);
+      const operation = document.paths[route.path.replace(/:(\w+)/g, "{$1}")][method.toLowerCase() as "get"]!;
+      const schema = operation.responses[String(route.status ?? 200)].content["application/json"].schema;
+      expect(undocumentedKeys(res.body, schema), `${method} ${route.path}`).toEqual([]);
+    }
+  });
 });
+
+/** The route of the table that answers this method and concrete path (the first, as Express picks). */
+function routeFor(method: string, path: string): Route {
+  const pattern = (route: Route) => new RegExp(`^${route.path.replace(/:\w+/g, "[^/]+")}$`);
+  const route = [...routes, ...sandboxRoutes].find((candidate) => candidate.method === method && pattern(candidate).test(path));
+  if (!route) throw new Error(`no route for ${method} ${path}`);
+  return route;
+}
+
+type Schema = { type?: string; properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[]; additionalProperties?: unknown };
+
+/** Keys of a body (and of its nested objects) that its documented schema does not name. */
+function undocumentedKeys(body: unknown, schema: Schema, at = ""): string[] {
+  if (Array.isArray(body)) return body.flatMap((item, i) => (schema.items ? undocumentedKeys(item, schema.items, `${at}[${i}]`) : []));
+  if (body === null || typeof body !== "object") return [];
+  const shapes = schema.anyOf ?? [schema];
+  if (shapes.some((shape) => shape.additionalProperties !== undefined && shape.additionalProperties !== false)) return [];
+  const known = Object.assign({}, ...shapes.map((shape) => shape.properties ?? {})) as Record<string, Schema>;
+  return Object.entries(body).flatMap(([key, value]) =>
+    known[key] ? undocumentedKeys(value, known[key].anyOf?.find((s) => s.type !== "null") ?? known[key], `${at}.${key}`) : [`${at}.${key}`],
+  );
+}

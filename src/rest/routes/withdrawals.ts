@@ -15,7 +15,7 @@ const Withdrawal = z.object({
   amount: doc.money,
   fee: doc.money,
   status: z.string().describe("PENDING, PROCESSING, COMPLETED or FAILED"),
-  destination: z.record(z.string(), z.unknown()).describe("the bank account or wallet paid"),
+  destination: z.string().describe("the account paid, masked: ****6789, or the ends of the address: 0xA0b8…eB48"),
   failureReason: z.string().nullable(),
   createdAt: doc.timestamp,
   updatedAt: doc.timestamp,
