@@ -2,15 +2,17 @@ import { createServer, type Server } from "node:http";
 import type { Socket } from "node:net";
 import express from "express";
 import { Redis } from "ioredis";
+import proxyAddr from "proxy-addr";
 import type { Config } from "./config.js";
 import { embeddedDataDir, openDatabase, type Database } from "./db/database.js";
 import { createGraphQLServer } from "./graphql/yoga.js";
-import { schema } from "./graphql/schema.js";
 import { attachWebSocketServer } from "./graphql/websocket.js";
+import { accessLog, requestScope } from "./http/access-log.js";
+import { readBody } from "./http/body.js";
 import { errorHandler, notFoundRoute } from "./http/errors.js";
-import { idempotency } from "./http/idempotency.js";
-import { jsonBody } from "./http/json-body.js";
-import { rateLimit } from "./http/rate-limit.js";
+import { IdempotencyRecords } from "./pipeline/idempotency-records.js";
+import { RateLimits } from "./pipeline/rate-limits.js";
+import { httpRequestInfo } from "./pipeline/request-info.js";
 import type { Logger } from "./logger.js";
 import { loadOrCreateMasterKey } from "./providers/custodian.js";
 import { createSandboxProviders, type Providers } from "./providers/index.js";
@@ -66,19 +68,30 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
   });
   const metrics = createMetrics();
   const services = createServices({ prisma: db.prisma, config, logger, mailer, providers, events: bus.events, metrics });
+  const rateLimits = new RateLimits(
+    {
+      perClient: config.rateLimitPerMinute,
+      perIp: config.rateLimitPerMinute * 5,
+      signInPerIp: config.signInRateLimitPerMinute,
+      webhooksPerIp: config.rateLimitPerMinute * 5,
+    },
+    redis,
+  );
   const yoga = createGraphQLServer({
     prisma: db.prisma,
     services,
     logger,
     graphiql: config.env !== "production",
     introspection: config.introspection,
+    rateLimits,
+    idempotency: new IdempotencyRecords({ prisma: db.prisma, encryptionKey: config.encryptionKey }),
     metrics,
   });
 
   const restRoutes = config.sandbox ? [...routes, ...sandboxRoutes] : routes;
   const app = express();
   app.disable("x-powered-by");
-  app.set("trust proxy", "loopback");
+  app.set("trust proxy", config.trustProxy);
   app.use(httpMetrics(metrics));
   app.get("/metrics", metricsEndpoint(metrics, config.metricsToken));
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
@@ -87,13 +100,12 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "database unavailable" });
   });
   app.use(developerRouter(restRoutes));
-  // Before the JSON parser: webhook signatures cover the raw body.
-  app.use(webhookRouter(services.webhooks));
-  app.use(["/v1", "/graphql"], jsonBody("100kb"));
-  app.use(["/v1", "/graphql"], rateLimit({ perMinute: config.rateLimitPerMinute, redis }));
-  app.use(["/v1", "/graphql"], idempotency({ prisma: db.prisma, services, logger }));
-  app.use("/graphql", (req, res) => void yoga.handle(req, res));
-  app.use(restRouter(restRoutes, { schema, prisma: db.prisma, services, logger }));
+  app.use(accessLog(logger), requestScope);
+  // Before the body reader: webhook signatures cover the raw body.
+  app.use(webhookRouter(services.webhooks, rateLimits));
+  app.use(["/v1", "/graphql"], readBody());
+  app.use("/graphql", (req, res) => void yoga.handle(req, res, { requestInfo: httpRequestInfo(req, "graphql-http") }));
+  app.use(restRouter(restRoutes, yoga));
   app.use(notFoundRoute);
   app.use(errorHandler(logger));
 
@@ -104,7 +116,13 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     socket.once("close", () => sockets.delete(socket));
   });
   observeServer(metrics, httpServer, db.pool);
-  const websockets = attachWebSocketServer(httpServer, yoga, services);
+  const trustedProxy = app.get("trust proxy fn") as Parameters<typeof proxyAddr>[1];
+  const websockets = attachWebSocketServer(httpServer, yoga, {
+    services,
+    watch: services.credentialWatch,
+    limits: config.websocket,
+    clientIp: (request) => proxyAddr(request, trustedProxy),
+  });
   let url = "";
   let settler: DepositSettler | undefined;
 
@@ -137,6 +155,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
       await closed;
       clearTimeout(grace);
       await settler?.stop();
+      services.credentialWatch.close();
       mailer.close();
       redis?.disconnect();
       await bus.close();

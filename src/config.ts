@@ -28,6 +28,14 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   GRAPHQL_INTROSPECTION: booleanFlag.optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  SIGN_IN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+  TRUST_PROXY: z
+    .string()
+    .regex(/^(true|false|\d{1,2}|[\w.:/]+(\s*,\s*[\w.:/]+)*)$/, "must be true, false, a hop count, or addresses/subnets/loopback,linklocal,uniquelocal")
+    .default("loopback"),
+  WS_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).default(50),
+  WS_MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).default(200),
+  WS_MAX_OPERATIONS_PER_CONNECTION: z.coerce.number().int().min(1).default(20),
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
 });
 
@@ -49,6 +57,10 @@ export type Config = {
   logLevel: string;
   introspection: boolean;
   rateLimitPerMinute: number;
+  signInRateLimitPerMinute: number;
+  /** Express's `trust proxy` setting: which hops' X-Forwarded-For to believe for the caller's address. */
+  trustProxy: boolean | number | string;
+  websocket: { connectionsPerIp: number; connectionsPerClient: number; subscriptionsPerConnection: number };
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken?: string;
 };
@@ -63,6 +75,11 @@ function persistedSecret(dataDir: string, name: string, make: () => string): str
   const value = make();
   writeFileSync(file, value, { mode: 0o600 });
   return value;
+}
+
+function trustProxySetting(value: string): boolean | number | string {
+  if (value === "true" || value === "false") return value === "true";
+  return /^\d+$/.test(value) ? Number(value) : value;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -100,6 +117,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     introspection: e.GRAPHQL_INTROSPECTION ?? !production,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    signInRateLimitPerMinute: e.SIGN_IN_RATE_LIMIT_PER_MINUTE,
+    trustProxy: trustProxySetting(e.TRUST_PROXY),
+    websocket: {
+      connectionsPerIp: e.WS_MAX_CONNECTIONS_PER_IP,
+      connectionsPerClient: e.WS_MAX_CONNECTIONS_PER_CLIENT,
+      subscriptionsPerConnection: e.WS_MAX_OPERATIONS_PER_CONNECTION,
+    },
     metricsToken: e.METRICS_TOKEN,
   };
 }

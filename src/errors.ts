@@ -22,14 +22,17 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details?: string;
+  /** The input field at fault (`input.email`, `userId`), when there is one. */
+  readonly param?: string;
   /** Seconds, for RATE_LIMITED. */
   readonly retryAfter?: number;
 
-  constructor(code: ErrorCode, message: string, options: { details?: string; retryAfter?: number } = {}) {
+  constructor(code: ErrorCode, message: string, options: { details?: string; param?: string; retryAfter?: number } = {}) {
     super(message);
     this.name = "AppError";
     this.code = code;
     this.details = options.details;
+    this.param = options.param;
     this.retryAfter = options.retryAfter;
   }
 

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { pino, type Logger } from "pino";
 import { PinoPretty } from "pino-pretty";
 
@@ -26,9 +27,16 @@ const REDACTED_PATHS = [
   "req.headers.cookie",
 ];
 
+const requestScope = new AsyncLocalStorage<{ requestId: string }>();
+
+/** Runs `work` so that every log line it writes, however deep, carries the request's id. */
+export function inRequestScope<T>(requestId: string, work: () => T): T {
+  return requestScope.run({ requestId }, work);
+}
+
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return pino(
-    { level, redact: { paths: REDACTED_PATHS, censor: "[redacted]" }, base: undefined },
+    { level, redact: { paths: REDACTED_PATHS, censor: "[redacted]" }, base: undefined, mixin: () => requestScope.getStore() ?? {} },
     destination ?? process.stdout,
   );
 }

@@ -6,6 +6,7 @@ import type { Events } from "./pubsub/events.js";
 import type { Mailer } from "./providers/mailer.js";
 import type { BusinessMetrics } from "./metrics/metrics.js";
 import { AuthService } from "./auth/service.js";
+import { CredentialWatch } from "./auth/credential-watch.js";
 import { ApiKeyService } from "./keys/service.js";
 import { LedgerService } from "./ledger/service.js";
 import { UserService } from "./users/service.js";
@@ -49,11 +50,13 @@ export function createServices(deps: ServiceDeps) {
     logger: deps.logger,
   });
   const conversion = new ConversionService({ prisma: deps.prisma, users, ledger, fx: deps.providers.fx });
+  const auth = new AuthService({ prisma: deps.prisma, keys, mailer: deps.mailer, logger: deps.logger, secret: deps.config.jwtSecret });
   return {
     config: deps.config,
     events: deps.events,
     keys,
-    auth: new AuthService({ prisma: deps.prisma, keys, mailer: deps.mailer, logger: deps.logger, secret: deps.config.jwtSecret }),
+    auth,
+    credentialWatch: new CredentialWatch({ auth, logger: deps.logger }),
     users,
     ledger,
     conversion,

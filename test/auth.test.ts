@@ -18,8 +18,9 @@ async function expectRefused(headers: Record<string, string>) {
   expect(viaRest.status).toBe(401);
   expect(Object.keys(viaRest.body)).toEqual(["error"]);
   const viaGraphql = await gql(server, "{ users { id } }", {}, headers);
+  expect(viaGraphql.status).toBe(401);
   expect(errorCodes(viaGraphql)).toEqual(["UNAUTHENTICATED"]);
-  expect(viaGraphql.body.data).toBeNull();
+  expect(viaGraphql.body.data).toBeUndefined();
 }
 
 async function userEmailsSeenWith(headers: Record<string, string>): Promise<string[]> {

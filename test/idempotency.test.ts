@@ -51,7 +51,7 @@ describe("Idempotency-Key on REST", () => {
     // Put the record back in the state it has while the first request runs.
     await server.app.db.prisma.idempotencyRecord.update({
       where: { clientId_key: { clientId: tenant.clientId, key } },
-      data: { state: "IN_PROGRESS", responseStatus: null, responseBody: null },
+      data: { state: "IN_PROGRESS", result: null },
     });
     const res = await postUser(tenant, key, input);
     expect(res.status).toBe(409);

@@ -18,7 +18,8 @@ const fromIp = () => ({ "x-forwarded-for": `198.51.100.${++lastAddress}` });
 
 function expectLimited(res: HttpResult) {
   expect(res.status).toBe(429);
-  expect(Object.keys(res.body)).toEqual(["error"]);
+  if (res.body.errors) expect(res.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(["RATE_LIMITED"]);
+  else expect(Object.keys(res.body)).toEqual(["error"]);
   const retryAfter = Number(res.headers.get("retry-after"));
   expect(retryAfter).toBeGreaterThanOrEqual(1);
   expect(retryAfter).toBeLessThanOrEqual(60);

@@ -395,9 +395,14 @@ describe("withdrawal lifecycle (sandbox)", () => {
     expect(await balance(tenant, userId, "NGN")).toBe("100");
   });
 
-  it("answers 404 for an unknown reference", async () => {
+  it("answers 404 for an unknown reference, and 400 for text that cannot be a reference", async () => {
     const tenant = await newTenant(server);
-    expect((await sandbox(tenant, "wd_unknown", "complete")).status).toBe(404);
+    expect((await sandbox(tenant, "wd_000000000000000000000000", "complete")).status).toBe(404);
+    for (const malformed of ["wd_unknown", "WD_000000000000000000000000", "wd_%00"]) {
+      const res = await sandbox(tenant, malformed, "complete");
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatch(/reference/);
+    }
   });
 });
 

@@ -15,11 +15,14 @@ const OTP_MAX_ATTEMPTS = 5;
 /** OTP requests allowed per e-mail address in one OTP lifetime. */
 const OTP_REQUESTS_PER_WINDOW = 5;
 
+/** A verified caller: its client, and the credential it presented (live streams end when that credential does). */
 export type AuthenticatedClient = {
   clientId: string;
   method: "API_KEY" | "JWT";
-  sessionId?: string;
-  sessionExpiresAt?: Date;
+  /** The API key's id, or the session's id (the JWT's `jti`). */
+  credentialId: string;
+  /** When the credential stops being valid by itself (a session's end); API keys live until revoked. */
+  expiresAt?: Date;
 };
 
 export const OtpRequest = z.object({
@@ -115,14 +118,27 @@ export class AuthService {
       if (!session || session.revokedAt || session.clientId !== claims.clientId || session.expiresAt <= new Date()) {
         throw unauthenticated("Invalid or expired token");
       }
-      return { clientId: claims.clientId, method: "JWT", sessionId: session.id, sessionExpiresAt: session.expiresAt };
+      return { clientId: claims.clientId, method: "JWT", credentialId: session.id, expiresAt: session.expiresAt };
     }
     if (credentials.apiKey) {
       const key = await this.deps.keys.authenticate(credentials.apiKey);
       if (!key) throw unauthenticated("Invalid or revoked API key");
-      return { clientId: key.clientId, method: "API_KEY" };
+      return { clientId: key.clientId, method: "API_KEY", credentialId: key.apiKeyId };
     }
     throw unauthenticated("Missing credentials: send x-api-key or x-client-auth");
+  }
+
+  /** Of the given credential ids (API keys and sessions), those revoked, logged out or expired by now. */
+  async endedCredentials(ids: string[]): Promise<Set<string>> {
+    const now = new Date();
+    const [keys, sessions] = await Promise.all([
+      this.deps.prisma.apiKey.findMany({ where: { id: { in: ids }, revokedAt: { not: null } }, select: { id: true } }),
+      this.deps.prisma.session.findMany({
+        where: { id: { in: ids }, OR: [{ revokedAt: { not: null } }, { expiresAt: { lte: now } }] },
+        select: { id: true },
+      }),
+    ]);
+    return new Set([...keys, ...sessions].map((row) => row.id));
   }
 
   /** `status` and `logout` are about the session token itself, so they need the JWT. */
@@ -139,10 +155,8 @@ export class AuthService {
   }
 
   private requireSession(auth: AuthenticatedClient) {
-    if (auth.method !== "JWT" || !auth.sessionId || !auth.sessionExpiresAt) {
-      throw unauthenticated("This operation needs a session token in x-client-auth");
-    }
-    return { id: auth.sessionId, expiresAt: auth.sessionExpiresAt };
+    if (auth.method !== "JWT" || !auth.expiresAt) throw unauthenticated("This operation needs a session token in x-client-auth");
+    return { id: auth.credentialId, expiresAt: auth.expiresAt };
   }
 
   private hashCode(email: string, code: string): string {

@@ -1,25 +1,35 @@
 import { AppError } from "../errors.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { AuthenticatedClient } from "../auth/service.js";
+import type { RequestInfo } from "../pipeline/request-info.js";
 import type { Services } from "../services.js";
 
 export type Context = {
   prisma: PrismaClient;
   services: Services;
-  /** The authenticated caller; throws UNAUTHENTICATED. Resolved once per request, on first use. */
+  requestInfo: RequestInfo;
+  /** The authenticated caller; throws UNAUTHENTICATED. Resolved once per operation, by the pipeline's admission. */
   client(): Promise<AuthenticatedClient>;
 };
 
-/** `authenticate` resolves the caller: from an HTTP request (shared with the HTTP edge) or from credentials. */
-export function createContext(services: Services, prisma: PrismaClient, authenticate: () => Promise<AuthenticatedClient>): Context {
-  let authenticated: Promise<AuthenticatedClient> | undefined;
+/** Authentication is memoised per initial context: yoga extends that same object into the operation's context. */
+const authentications = new WeakMap<object, Promise<AuthenticatedClient>>();
+
+export function authenticationOf(scope: { requestInfo: RequestInfo }, services: Services): Promise<AuthenticatedClient> {
+  let authenticated = authentications.get(scope);
+  if (!authenticated) {
+    authenticated = services.auth.authenticate(scope.requestInfo.credentials);
+    authentications.set(scope, authenticated);
+  }
+  return authenticated;
+}
+
+export function createContext(scope: { requestInfo: RequestInfo }, services: Services, prisma: PrismaClient): Context {
   return {
     prisma,
     services,
-    client() {
-      authenticated ??= authenticate();
-      return authenticated;
-    },
+    requestInfo: scope.requestInfo,
+    client: () => authenticationOf(scope, services),
   };
 }
 

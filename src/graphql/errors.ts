@@ -1,6 +1,12 @@
 import { GraphQLError } from "graphql";
-import { AppError } from "../errors.js";
+import { AppError, ERROR_CODES, type ErrorCode } from "../errors.js";
+import { isInvalidTextError } from "../db/errors.js";
 import type { Logger } from "../logger.js";
+
+/** An error already shaped for callers: masking it again keeps it as it is. */
+export class ApiError extends GraphQLError {}
+
+export type ApiErrorExtensions = { code: ErrorCode; details?: string; param?: string };
 
 /** Finds the AppError behind a GraphQL error, however deeply it was wrapped. */
 export function appErrorOf(error: unknown): AppError | undefined {
@@ -13,34 +19,49 @@ export function appErrorOf(error: unknown): AppError | undefined {
 }
 
 /**
- * The one place GraphQL errors are shaped: an AppError keeps its message and gets
- * `extensions.code`; request errors (parse, validation, variables: no resolver path) are BAD_USER_INPUT; anything
- * else is logged and masked as INTERNAL.
+ * The one place errors are shaped, for every transport (REST reads the same extensions):
+ * an AppError keeps its message and gets `extensions.code` (and `details`, `param`); GraphQL's own
+ * request errors (parse, validation, variables: no resolver path) are BAD_USER_INPUT; text the
+ * database cannot store is BAD_USER_INPUT; anything else is logged and masked as INTERNAL.
+ * Errors without a path refused the whole request, so over HTTP they carry its status
+ * (`extensions.http`, which yoga turns into the status and headers and never shows).
  */
 export function maskError(error: unknown, logger: Logger): GraphQLError {
-  const appError = appErrorOf(error);
-  const graphQLError = error instanceof GraphQLError ? error : undefined;
-  if (appError) {
-    return new GraphQLError(appError.message, {
-      nodes: graphQLError?.nodes,
-      path: graphQLError?.path,
-      extensions: {
-        code: appError.code,
-        ...(appError.details ? { details: appError.details } : {}),
-      },
-    });
+  if (error instanceof ApiError) return error;
+  const located = error instanceof GraphQLError ? error : undefined;
+  const appError = appErrorOf(error) ?? (isInvalidTextError(error) ? new AppError("BAD_USER_INPUT", "Text contains characters that cannot be stored") : undefined);
+  if (appError) return toApiError(appError, located);
+  if (located && !located.path) {
+    return toApiError(new AppError("BAD_USER_INPUT", located.message, { param: variableOf(located.message) }), located);
   }
-  if (graphQLError && !graphQLError.path) {
-    return new GraphQLError(graphQLError.message, {
-      nodes: graphQLError.nodes,
-      path: graphQLError.path,
-      extensions: { ...graphQLError.extensions, code: "BAD_USER_INPUT" },
-    });
+  logger.error({ err: located?.originalError ?? error }, "unexpected error");
+  return toApiError(new AppError("INTERNAL", "Unexpected error"), located);
+}
+
+export function toApiError(appError: AppError, located?: GraphQLError): ApiError {
+  const extensions: ApiErrorExtensions & { http?: { status?: number; headers?: Record<string, string> } } = { code: appError.code };
+  if (appError.details) extensions.details = appError.details;
+  if (appError.param) extensions.param = appError.param;
+  const headers = appError.retryAfter ? { "Retry-After": String(appError.retryAfter) } : undefined;
+  if (!located?.path) {
+    // yoga's own HTTP refusals (405 for a mutation over GET, with Allow) keep their status and headers.
+    const own = located?.extensions?.http as { status: number; headers?: Record<string, string> } | undefined;
+    extensions.http = own?.status ? own : { status: appError.status, headers };
+  } else if (headers) {
+    // A field refused for its rate (OTP requests per address) still tells when to retry, without failing the response.
+    extensions.http = { headers };
   }
-  logger.error({ err: graphQLError?.originalError ?? error }, "unexpected error");
-  return new GraphQLError("Unexpected error", {
-    nodes: graphQLError?.nodes,
-    path: graphQLError?.path,
-    extensions: { code: "INTERNAL" },
-  });
+  return new ApiError(appError.message, { nodes: located?.nodes, path: located?.path, extensions });
+}
+
+/** The code of an error that went through `maskError` (or is about to). */
+export function codeOf(error: GraphQLError): ErrorCode {
+  const code = error.extensions?.code;
+  return typeof code === "string" && code in ERROR_CODES ? (code as ErrorCode) : (appErrorOf(error)?.code ?? "INTERNAL");
+}
+
+/** `Variable "$input" got invalid value … at "input.email"` → `input.email`; `Variable "$page" …` → `page`. */
+function variableOf(message: string): string | undefined {
+  const match = /^Variable "\$(\w+)"[^]*?(?: at "([\w.]+)")?;/.exec(message) ?? /^Variable "\$(\w+)"/.exec(message);
+  return match ? (match[2] ?? match[1]) : undefined;
 }

@@ -1,47 +1,110 @@
-import type { Server } from "node:http";
-import { WebSocketServer } from "ws";
+import type { IncomingMessage, Server } from "node:http";
+import { randomUUID } from "node:crypto";
+import { GraphQLError, type ExecutionArgs } from "graphql";
+import { WebSocketServer, type WebSocket } from "ws";
+import { CloseCode } from "graphql-ws";
 import { useServer } from "graphql-ws/use/ws";
-import type { ExecutionArgs } from "graphql";
 import { credentialsFromConnectionParams } from "../auth/credentials.js";
+import type { CredentialWatch } from "../auth/credential-watch.js";
+import { websocketRequestInfo } from "../pipeline/request-info.js";
+import { inRequestScope } from "../logger.js";
 import type { Services } from "../services.js";
 import type { Yoga } from "./yoga.js";
+
+/** Frames above this are refused before they are read (before authentication too). */
+export const MAX_FRAME_BYTES = 100 * 1024;
+/** Close code for a connection whose credential was revoked, logged out or expired. */
+export const CREDENTIAL_ENDED = CloseCode.Unauthorized;
+/** Close code for a connection over its caller's connection cap. */
+export const TOO_MANY_CONNECTIONS = 4429;
+
+export type WebSocketLimits = { connectionsPerIp: number; connectionsPerClient: number; subscriptionsPerConnection: number };
 
 type EnvelopedRoot = {
   execute: (args: ExecutionArgs) => unknown;
   subscribe: (args: ExecutionArgs) => unknown;
 };
 
+type ConnectionExtra = {
+  request: IncomingMessage;
+  socket: WebSocket;
+  /** Set when the connection is accepted. */
+  ip?: string;
+  stopWatching?: () => void;
+  release?: () => void;
+};
+
 /**
- * graphql-ws (protocol graphql-transport-ws) on the HTTP server's /graphql path, through yoga's
- * envelop so the same plugins, context and error masking apply. Credentials go in the
- * `connection_init` payload; a connection without valid ones is closed (4403).
+ * graphql-ws (protocol graphql-transport-ws) on the HTTP server's /graphql path. Every operation goes
+ * through yoga's envelop, so it gets the same admission (credential, rate limits), text rule, cost
+ * limit, idempotency and error masking as HTTP. Credentials go in the `connection_init` payload; a
+ * connection without valid ones is closed (4403), and one whose credential ends is closed (4401).
  */
-export function attachWebSocketServer(httpServer: Server, yoga: Yoga, services: Services) {
-  const wsServer = new WebSocketServer({ server: httpServer, path: yoga.graphqlEndpoint });
-  const disposable = useServer(
+export function attachWebSocketServer(
+  httpServer: Server,
+  yoga: Yoga,
+  deps: { services: Services; watch: CredentialWatch; limits: WebSocketLimits; clientIp: (request: IncomingMessage) => string },
+) {
+  const connectionsPerIp = new Counter();
+  const connectionsPerClient = new Counter();
+  const wsServer = new WebSocketServer({
+    server: httpServer,
+    path: yoga.graphqlEndpoint,
+    maxPayload: MAX_FRAME_BYTES,
+    verifyClient: ({ req }, accept) => {
+      const allowed = connectionsPerIp.count(deps.clientIp(req)) < deps.limits.connectionsPerIp;
+      accept(allowed, allowed ? undefined : 429, allowed ? undefined : "Too many connections from this address");
+    },
+  });
+  wsServer.on("connection", (socket, request) => {
+    const ip = deps.clientIp(request);
+    connectionsPerIp.add(ip);
+    socket.once("close", () => connectionsPerIp.remove(ip));
+  });
+
+  const disposable = useServer<Record<string, unknown> | undefined, ConnectionExtra>(
     {
-      execute: (args) => (args.rootValue as EnvelopedRoot).execute(args) as never,
-      subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args) as never,
+      execute: (args) => inRequestScope(requestIdOf(args), () => (args.rootValue as EnvelopedRoot).execute(args)) as never,
+      subscribe: (args) => inRequestScope(requestIdOf(args), () => (args.rootValue as EnvelopedRoot).subscribe(args)) as never,
       onConnect: async (ctx) => {
-        try {
-          await services.auth.authenticate(credentialsFromConnectionParams(ctx.connectionParams));
-          return true;
-        } catch {
+        const extra = ctx.extra;
+        extra.ip = deps.clientIp(extra.request);
+        const credential = await deps.services.auth.authenticate(credentialsFromConnectionParams(ctx.connectionParams)).catch(() => undefined);
+        if (!credential) return false;
+        if (connectionsPerClient.count(credential.clientId) >= deps.limits.connectionsPerClient) {
+          extra.socket.close(TOO_MANY_CONNECTIONS, "Too many connections for this client");
           return false;
         }
+        connectionsPerClient.add(credential.clientId);
+        extra.release = () => connectionsPerClient.remove(credential.clientId);
+        extra.stopWatching = deps.watch.watch(credential, () => extra.socket.close(CREDENTIAL_ENDED, "Credential revoked or expired"));
+        return true;
+      },
+      onClose: (ctx) => {
+        ctx.extra.stopWatching?.();
+        ctx.extra.release?.();
       },
       onSubscribe: async (ctx, _id, params) => {
-        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
-          ...ctx,
-          req: ctx.extra.request,
-          socket: ctx.extra.socket,
-          params,
+        if (Object.keys(ctx.subscriptions).length > deps.limits.subscriptionsPerConnection) {
+          return [new GraphQLError(`At most ${deps.limits.subscriptionsPerConnection} operations at once on one connection`, { extensions: { code: "RATE_LIMITED" } })];
+        }
+        const requestInfo = websocketRequestInfo({
           connectionParams: ctx.connectionParams,
+          ip: ctx.extra.ip ?? "unknown",
+          requestId: randomUUID(),
+          extensions: params.extensions ?? undefined,
         });
+        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ requestInfo, req: ctx.extra.request, params });
+        let document;
+        try {
+          document = parse(params.query);
+        } catch (error) {
+          return [error instanceof GraphQLError ? error : new GraphQLError("Syntax error")];
+        }
         const args = {
           schema,
           operationName: params.operationName,
-          document: parse(params.query),
+          document,
           variableValues: params.variables,
           contextValue: await contextFactory(),
           rootValue: { execute, subscribe },
@@ -58,4 +121,25 @@ export function attachWebSocketServer(httpServer: Server, yoga: Yoga, services: 
       await new Promise<void>((resolve) => wsServer.close(() => resolve()));
     },
   };
+}
+
+const requestIdOf = (args: ExecutionArgs) => (args.contextValue as { requestInfo: { requestId: string } }).requestInfo.requestId;
+
+/** Open connections per key (an address, a client). */
+class Counter {
+  private readonly counts = new Map<string, number>();
+
+  count(key: string): number {
+    return this.counts.get(key) ?? 0;
+  }
+
+  add(key: string) {
+    this.counts.set(key, this.count(key) + 1);
+  }
+
+  remove(key: string) {
+    const left = this.count(key) - 1;
+    if (left > 0) this.counts.set(key, left);
+    else this.counts.delete(key);
+  }
 }

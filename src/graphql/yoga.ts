@@ -1,20 +1,30 @@
-import { NoSchemaIntrospectionCustomRule as NoSchemaIntrospection, type GraphQLError, type ValidationContext } from "graphql";
-import { createYoga, type YogaServerInstance } from "graphql-yoga";
-import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
+import { NoSchemaIntrospectionCustomRule as NoSchemaIntrospection } from "graphql";
+import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import type { PrismaClient } from "../generated/prisma/client.js";
-import type { IncomingMessage } from "node:http";
-import { credentialsFromConnectionParams } from "../auth/credentials.js";
-import { authenticateRequest } from "../http/request-auth.js";
 import type { Logger } from "../logger.js";
 import { graphqlMetrics } from "../metrics/graphql.js";
 import type { Metrics } from "../metrics/metrics.js";
+import { useAdmission } from "../pipeline/admission.js";
+import type { IdempotencyRecords } from "../pipeline/idempotency-records.js";
+import { useIdempotency } from "../pipeline/idempotency.js";
+import { useListAwareCost, useStaticQueryLimits } from "../pipeline/query-limits.js";
+import type { RateLimits } from "../pipeline/rate-limits.js";
+import type { TransportContext } from "../pipeline/request-info.js";
+import { useStreamLifetime } from "../pipeline/stream-lifetime.js";
+import { useTextInputRule } from "../pipeline/text-input.js";
 import type { Services } from "../services.js";
 import { createContext, type Context } from "./context.js";
 import { maskError } from "./errors.js";
 import { schema } from "./schema.js";
 
-export type Yoga = YogaServerInstance<Record<string, unknown>, Context>;
+export type Yoga = YogaServerInstance<TransportContext, Context>;
 
+/**
+ * The one request pipeline. GraphQL over HTTP and SSE (yoga itself), the /v1 table and graphql-ws all
+ * run operations through this instance's envelop, so each of these plugins applies on every
+ * transport, in this order: admission (rate limits, credential), the text rule, the list-aware cost,
+ * idempotency, and the lifetime of streams. Errors are shaped once, by `maskError`.
+ */
 export function createGraphQLServer(options: {
   prisma: PrismaClient;
   services: Services;
@@ -22,51 +32,34 @@ export function createGraphQLServer(options: {
   graphiql: boolean;
   introspection: boolean;
   metrics: Metrics;
+  rateLimits: RateLimits;
+  idempotency: IdempotencyRecords;
 }): Yoga {
-  return createYoga<Record<string, unknown>, Context>({
+  const { services, logger, introspection } = options;
+  return createYoga<TransportContext, Context>({
     schema,
     graphqlEndpoint: "/graphql",
     graphiql: options.graphiql ? { subscriptionsProtocol: "WS" } : false,
     landingPage: false,
     logging: false,
-    // Over websockets the credentials come from `connection_init`; over HTTP (and SSE) from the request's headers.
-    context: (initial) => {
-      const req = initial.req as IncomingMessage | undefined;
-      const connectionParams = initial.connectionParams as Record<string, unknown> | undefined;
-      return createContext(options.services, options.prisma, () =>
-        connectionParams || !req
-          ? options.services.auth.authenticate(credentialsFromConnectionParams(connectionParams))
-          : authenticateRequest(req, options.services),
-      );
-    },
-    maskedErrors: { maskError: (error) => maskError(error, options.logger) },
+    context: (initial) => createContext(initial, services, options.prisma),
+    maskedErrors: { maskError: (error) => maskError(error, logger) },
     plugins: [
-      EnvelopArmorPlugin({
-        maxDepth: { n: 8, ...asValidationError },
-        costLimit: { maxCost: 5000, ...asValidationError },
-        maxAliases: { n: 20, ...asValidationError },
-        maxDirectives: { n: 20, ...asValidationError },
-        maxTokens: { n: 2000 },
-        blockFieldSuggestion: { enabled: !options.introspection },
-      }),
-      ...(options.introspection ? [] : [disableIntrospection()]),
+      ...useStaticQueryLimits({ introspection }),
+      ...(introspection ? [] : [disableIntrospection()]),
+      useAdmission({ services, rateLimits: options.rateLimits, introspection, logger }),
+      useTextInputRule(logger),
+      useListAwareCost(logger),
+      useIdempotency({ records: options.idempotency, services, logger }),
+      useStreamLifetime({ watch: services.credentialWatch, services }),
       graphqlMetrics(options.metrics.registry),
     ],
   });
 }
 
-/**
- * Armor throws its refusals out of validation by default, which yoga then answers as a 200 with an
- * error; reported as validation errors they are the spec's 400 (and graphql-ws gets them as errors).
- */
-const asValidationError = {
-  propagateOnRejection: false,
-  onReject: [(ctx: ValidationContext | null, error: GraphQLError) => ctx?.reportError(error)],
-};
-
-function disableIntrospection() {
+function disableIntrospection(): Plugin {
   return {
-    onValidate({ addValidationRule }: { addValidationRule: (rule: unknown) => void }) {
+    onValidate({ addValidationRule }) {
       addValidationRule(NoSchemaIntrospection);
     },
   };

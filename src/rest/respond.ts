@@ -1,39 +1,31 @@
-import { GraphQLError } from "graphql";
-import { AppError } from "../errors.js";
-import { appErrorOf } from "../graphql/errors.js";
-import type { Logger } from "../logger.js";
+import type { Response } from "express";
+import type { ExecutionResult, GraphQLError } from "graphql";
+import { ERROR_CODES } from "../errors.js";
+import { codeOf } from "../graphql/errors.js";
 import type { ErrorOverride } from "./route.js";
 
-export type RestError = { status: number; body: Record<string, string>; retryAfter?: number };
+export type RestError = { status: number; body: Record<string, string> };
 
 /**
- * The one place errors become REST responses: an AppError gives its status and `{error}` (plus
- * `details`), shaped by the route's overrides; a GraphQL request error (a variable of the wrong type
- * or missing) is a 400; anything else is logged and answered as a bare 500.
+ * The one place errors become REST responses. Every error reaching here went through the pipeline's
+ * mapping (`maskError`): its code gives the status and its message the `{error}` (plus `details`),
+ * shaped by the route's overrides where the contract differs.
  */
-export function restError(
-  error: unknown,
-  logger: Logger,
-  overrides: Partial<Record<string, ErrorOverride>> = {},
-): RestError {
-  const appError = appErrorOf(error) ?? requestError(error);
-  if (!appError) {
-    logger.error({ err: (error as GraphQLError)?.originalError ?? error }, "unexpected error");
-    return { status: 500, body: { error: "Internal server error" } };
-  }
-  const override = overrides[appError.code] ?? {};
-  const body: Record<string, string> = { [override.field ?? "error"]: appError.message };
-  if (appError.details) body.details = appError.details;
-  return { status: override.status ?? appError.status, body, retryAfter: appError.retryAfter };
+export function restError(error: GraphQLError, overrides: Partial<Record<string, ErrorOverride>> = {}): RestError {
+  const code = codeOf(error);
+  const override = overrides[code] ?? {};
+  const message = code === "BAD_USER_INPUT" ? readable(error.message) : code === "INTERNAL" ? "Internal server error" : error.message;
+  const body: Record<string, string> = { [override.field ?? "error"]: message };
+  const details = error.extensions?.details;
+  if (typeof details === "string") body.details = details;
+  return { status: override.status ?? ERROR_CODES[code], body };
 }
 
-/** GraphQL's own request errors (no resolver path: a variable was missing or of the wrong type). */
-function requestError(error: unknown): AppError | undefined {
-  const candidate = error as GraphQLError;
-  if (candidate instanceof GraphQLError && !candidate.path) {
-    return new AppError("BAD_USER_INPUT", readable(candidate.message));
-  }
-  return undefined;
+/** Headers the pipeline attached to a result or its errors (Retry-After, Idempotent-Replayed). */
+export function setPipelineHeaders(res: Response, result: ExecutionResult) {
+  const headerSets = [result.extensions?.http, ...(result.errors ?? []).map((error) => error.extensions?.http)] as
+    ({ headers?: Record<string, string> } | undefined)[];
+  for (const set of headerSets) for (const [name, value] of Object.entries(set?.headers ?? {})) res.setHeader(name, value);
 }
 
 /**

@@ -1,14 +1,10 @@
 import { Router, type Request, type Response } from "express";
-import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
-import type { PrismaClient } from "../generated/prisma/client.js";
-import { authenticateRequest } from "../http/request-auth.js";
-import { createContext } from "../graphql/context.js";
-import type { Logger } from "../logger.js";
-import type { Services } from "../services.js";
-import { restError } from "./respond.js";
+import { parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
+import { schema as appSchema } from "../graphql/schema.js";
+import type { Yoga } from "../graphql/yoga.js";
+import { httpRequestInfo } from "../pipeline/request-info.js";
+import { restError, setPipelineHeaders } from "./respond.js";
 import type { Route } from "./route.js";
-
-type Deps = { schema: GraphQLSchema; prisma: PrismaClient; services: Services; logger: Logger };
 
 /** Parses and validates every route's operation once, at start-up: a broken route never boots. */
 function compile(route: Route, schema: GraphQLSchema): DocumentNode {
@@ -18,22 +14,29 @@ function compile(route: Route, schema: GraphQLSchema): DocumentNode {
   return document;
 }
 
-export function restRouter(routes: Route[], deps: Deps): Router {
+/**
+ * The /v1 table, executed through yoga's enveloped pipeline: the same admission, rate limits, text
+ * rule, cost limit, idempotency and error mapping as GraphQL over HTTP and websockets.
+ */
+export function restRouter(routes: Route[], yoga: Yoga): Router {
   const router = Router();
   for (const route of routes) {
-    const document = compile(route, deps.schema);
     const method = route.method.toLowerCase() as "get" | "post" | "delete";
+    const document = compile(route, appSchema);
     router[method](route.path, async (req: Request, res: Response) => {
-      const input = { params: req.params as Record<string, string>, query: req.query, body: (req.body ?? {}) as Record<string, unknown> };
+      const requestInfo = httpRequestInfo(req, "rest");
+      res.locals.requestInfo = requestInfo;
+      const { schema, execute, contextFactory } = yoga.getEnveloped({ requestInfo, req, res });
+      const input = { params: req.params as Record<string, string>, query: req.query, body: bodyOf(req) };
       const result = await execute({
-        schema: deps.schema,
+        schema,
         document,
         variableValues: route.variables?.(input) ?? {},
-        contextValue: createContext(deps.services, deps.prisma, () => authenticateRequest(req, deps.services)),
+        contextValue: await contextFactory(),
       });
+      setPipelineHeaders(res, result);
       if (result.errors?.length) {
-        const error = restError(result.errors[0], deps.logger, route.errors);
-        if (error.retryAfter) res.setHeader("Retry-After", String(error.retryAfter));
+        const error = restError(result.errors[0], route.errors);
         res.status(error.status).json(error.body);
         return;
       }
@@ -41,4 +44,10 @@ export function restRouter(routes: Route[], deps: Deps): Router {
     });
   }
   return router;
+}
+
+/** A JSON object body; anything else (no body, an array, a bare value) reads as no fields. */
+function bodyOf(req: Request): Record<string, unknown> {
+  const body: unknown = req.body;
+  return body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
 }

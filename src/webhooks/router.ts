@@ -2,6 +2,7 @@ import express, { Router } from "express";
 import { z } from "zod";
 import type { DocumentedEndpoint } from "../rest/docs.js";
 import { PROVIDER_EVENT } from "./events.js";
+import type { RateLimits } from "../pipeline/rate-limits.js";
 import type { WebhookService } from "./service.js";
 
 const WEBHOOK_PATH = "/v1/webhooks/:provider";
@@ -25,9 +26,10 @@ export const webhookEndpoint: DocumentedEndpoint = {
  * `POST /v1/webhooks/:provider`: a plain Express route (providers are not GraphQL clients), mounted
  * before the JSON parser because the signature covers the raw bytes of the body.
  */
-export function webhookRouter(webhooks: WebhookService): Router {
+export function webhookRouter(webhooks: WebhookService, rateLimits: RateLimits): Router {
   const router = Router();
   router.post(WEBHOOK_PATH, express.raw({ type: () => true, limit: "100kb" }), async (req, res) => {
+    await rateLimits.webhook(req.ip ?? "unknown");
     const { duplicate } = await webhooks.receive({
       provider: req.params.provider,
       signature: req.get("x-webhook-signature"),

@@ -27,6 +27,13 @@ type Payout = { clientId: string; userId: string; type: WithdrawalType; currency
 const FEE = "0";
 
 const newReference = () => `wd_${randomBytes(12).toString("hex")}`;
+const REFERENCE = /^wd_[0-9a-f]{24}$/;
+
+/** A reference that cannot be one of ours is refused as such (400), before any lookup. */
+function checkReference(reference: string): string {
+  if (!REFERENCE.test(reference)) throw badInput("reference must be a withdrawal reference: wd_ and 24 hex digits");
+  return reference;
+}
 
 const sameName = (given: string, actual: string) => given.localeCompare(actual.trim(), undefined, { sensitivity: "accent" }) === 0;
 
@@ -68,7 +75,7 @@ export class WithdrawalService {
 
   /** Another client's withdrawal is exactly as unknown as one that does not exist. */
   async get(clientId: string, reference: string, query: Selection = {}) {
-    const withdrawal = await this.deps.prisma.withdrawal.findFirst({ ...query, where: { reference, clientId } });
+    const withdrawal = await this.deps.prisma.withdrawal.findFirst({ ...query, where: { reference: checkReference(reference), clientId } });
     if (!withdrawal) throw notFound("Withdrawal");
     return withdrawal;
   }
@@ -122,6 +129,7 @@ export class WithdrawalService {
    * wins (the others wait on the row, then find it closed) and a failure is reversed exactly once.
    */
   private async close(clientId: string, reference: string, change: { status: "COMPLETED" | "FAILED"; failureReason?: string }) {
+    checkReference(reference);
     const { withdrawal, closed } = await inTransaction(this.deps.prisma, async (tx) => {
       const moved = await tx.withdrawal.updateMany({ where: { reference, clientId, status: { in: OPEN } }, data: change });
       const withdrawal = await tx.withdrawal.findFirst({ where: { reference, clientId } });

@@ -36,6 +36,7 @@ export async function startServer(
     DATA_DIR: mkdtempSync(join(tmpdir(), "fintech-test-")),
     LOG_LEVEL: "info",
     RATE_LIMIT_PER_MINUTE: "100000",
+    SIGN_IN_RATE_LIMIT_PER_MINUTE: "100000",
     SANDBOX_SETTLE_MS: "600000",
     ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
     ...options.env,

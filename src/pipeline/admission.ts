@@ -1,0 +1,74 @@
+import { parse, type DocumentNode, type ExecutionResult, type OperationDefinitionNode } from "graphql";
+import type { Plugin } from "graphql-yoga";
+import { authenticationOf } from "../graphql/context.js";
+import { maskError } from "../graphql/errors.js";
+import type { Logger } from "../logger.js";
+import type { Services } from "../services.js";
+import { isPublicOperation, isSignInOperation, selectedOperation } from "./operations.js";
+import type { RateLimits } from "./rate-limits.js";
+import type { TransportContext } from "./request-info.js";
+
+/**
+ * Admission, the first step of every operation on every transport: the caller's IP budget (and the
+ * sign-in budget for OTP operations), then its credential unless the operation is public, then its
+ * client's budget. Nothing about the request is validated before this, so a caller without a valid
+ * credential gets UNAUTHENTICATED whatever else is wrong with what it sent.
+ */
+export function useAdmission(deps: { services: Services; rateLimits: RateLimits; introspection: boolean; logger: Logger }): Plugin<TransportContext> {
+  const admissions = new WeakMap<object, Promise<void>>();
+
+  async function admit(scope: TransportContext, operation: OperationDefinitionNode | undefined) {
+    const { ip } = scope.requestInfo;
+    await deps.rateLimits.ip(ip);
+    if (isSignInOperation(operation)) await deps.rateLimits.signIn(ip);
+    if (isPublicOperation(operation, deps.introspection)) return;
+    const { clientId } = await authenticationOf(scope, deps.services);
+    scope.requestInfo.clientId = clientId;
+    await deps.rateLimits.client(clientId);
+  }
+
+  /** Once per operation: GraphQL over HTTP asks before parsing, and again (answered from here) before executing. */
+  function admitOnce(scope: TransportContext, operation: OperationDefinitionNode | undefined) {
+    let admitted = admissions.get(scope);
+    if (!admitted) {
+      admitted = admit(scope, operation);
+      admissions.set(scope, admitted);
+    }
+    return admitted;
+  }
+
+  const refusal = (error: unknown): ExecutionResult => ({ errors: [maskError(error, deps.logger)] });
+  const gate = async (
+    scope: TransportContext,
+    document: DocumentNode | undefined,
+    operationName: string | null | undefined,
+    refuse: (result: ExecutionResult) => void,
+  ) => {
+    try {
+      await admitOnce(scope, selectedOperation(document, operationName));
+    } catch (error) {
+      refuse(refusal(error));
+    }
+  };
+
+  return {
+    async onParams({ params, context, setResult }) {
+      await gate(context as TransportContext, parsedOrUndefined(params.query), params.operationName, setResult);
+    },
+    async onExecute({ args, setResultAndStopExecution }) {
+      await gate(args.contextValue, args.document, args.operationName, setResultAndStopExecution);
+    },
+    async onSubscribe({ args, setResultAndStopExecution }) {
+      await gate(args.contextValue, args.document, args.operationName, setResultAndStopExecution);
+    },
+  };
+}
+
+/** A document that does not parse is not a public one: its sender must be authenticated to hear about its syntax. */
+function parsedOrUndefined(query: string | undefined): DocumentNode | undefined {
+  try {
+    return query ? parse(query) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,62 @@
+import type { Redis } from "ioredis";
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { AppError } from "../errors.js";
+
+export type RateLimitSettings = {
+  /** Operations per minute per client (all of its credentials together). */
+  perClient: number;
+  /** Operations per minute per IP address, whoever sends them. */
+  perIp: number;
+  /** Sign-in operations (OTP request and verify) per minute per IP address. */
+  signInPerIp: number;
+  /** Provider webhook calls per minute per IP address. */
+  webhooksPerIp: number;
+};
+
+/**
+ * The budgets every transport draws on: in memory per instance, or shared by all instances through
+ * Redis when REDIS_URL is set. An exhausted budget is RATE_LIMITED with the seconds until it refills.
+ */
+export class RateLimits {
+  private readonly perClient: RateLimiterAbstract;
+  private readonly perIp: RateLimiterAbstract;
+  private readonly signInPerIp: RateLimiterAbstract;
+  private readonly webhooksPerIp: RateLimiterAbstract;
+
+  constructor(settings: RateLimitSettings, redis?: Redis) {
+    const make = (points: number, keyPrefix: string): RateLimiterAbstract =>
+      redis
+        ? new RateLimiterRedis({ storeClient: redis, points, duration: 60, keyPrefix })
+        : new RateLimiterMemory({ points, duration: 60, keyPrefix });
+    this.perClient = make(settings.perClient, "rl:client");
+    this.perIp = make(settings.perIp, "rl:ip");
+    this.signInPerIp = make(settings.signInPerIp, "rl:sign-in");
+    this.webhooksPerIp = make(settings.webhooksPerIp, "rl:webhooks");
+  }
+
+  ip(ip: string) {
+    return consume(this.perIp, ip);
+  }
+
+  signIn(ip: string) {
+    return consume(this.signInPerIp, ip);
+  }
+
+  client(clientId: string) {
+    return consume(this.perClient, clientId);
+  }
+
+  webhook(ip: string) {
+    return consume(this.webhooksPerIp, ip);
+  }
+}
+
+async function consume(limiter: RateLimiterAbstract, key: string): Promise<void> {
+  try {
+    await limiter.consume(key);
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+    throw new AppError("RATE_LIMITED", "Too many requests; slow down", { retryAfter });
+  }
+}

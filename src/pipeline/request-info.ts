@@ -1,0 +1,58 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import type { Request } from "express";
+import "pino-http";
+import { credentialsFrom, credentialsFromConnectionParams, type Credentials } from "../auth/credentials.js";
+
+/** How an operation reached the server. Every transport runs the same pipeline; a few rules differ by transport. */
+export type Transport = "graphql-http" | "rest" | "websocket";
+
+/** What the pipeline needs to know about who sent an operation, whatever the transport. */
+export type RequestInfo = {
+  transport: Transport;
+  credentials: Credentials;
+  /** The caller's address, as the configured TRUST_PROXY allows it to be read. */
+  ip: string;
+  requestId: string;
+  /** The Idempotency-Key header (HTTP), or `extensions.idempotencyKey` of a websocket operation. */
+  idempotencyKey?: string;
+  /** Set once admission has authenticated the caller (for the access log). */
+  clientId?: string;
+};
+
+/** The initial context each transport hands to yoga's enveloped pipeline. */
+export type TransportContext = { requestInfo: RequestInfo; req?: IncomingMessage };
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** A well-formed incoming `x-request-id` is kept (so a caller's or a proxy's id follows the request); otherwise one is made. */
+export function requestIdOf(req: IncomingMessage): string {
+  const incoming = req.headers["x-request-id"];
+  return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
+export function httpRequestInfo(req: Request, transport: "graphql-http" | "rest"): RequestInfo {
+  return {
+    transport,
+    credentials: credentialsFrom(req.headers),
+    ip: req.ip ?? "unknown",
+    requestId: typeof req.id === "string" ? req.id : requestIdOf(req),
+    idempotencyKey: req.get("idempotency-key"),
+  };
+}
+
+export function websocketRequestInfo(options: {
+  connectionParams: Record<string, unknown> | undefined;
+  ip: string;
+  requestId: string;
+  extensions: Record<string, unknown> | undefined;
+}): RequestInfo {
+  const key = options.extensions?.idempotencyKey;
+  return {
+    transport: "websocket",
+    credentials: credentialsFromConnectionParams(options.connectionParams),
+    ip: options.ip,
+    requestId: options.requestId,
+    idempotencyKey: typeof key === "string" ? key : undefined,
+  };
+}
