@@ -99,8 +99,8 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     const ready = await db.ping();
     res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "database unavailable" });
   });
-  app.use(developerRouter(restRoutes));
   app.use(accessLog(logger), requestScope);
+  app.use(developerRouter(restRoutes));
   // Before the body reader: webhook signatures cover the raw body.
   app.use(webhookRouter(services.webhooks, rateLimits));
   app.use(["/v1", "/graphql"], readBody());
