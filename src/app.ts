@@ -156,6 +156,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
       clearTimeout(grace);
       await settler?.stop();
       services.credentialWatch.close();
+      await services.credentials.close();
       mailer.close();
       redis?.disconnect();
       await bus.close();

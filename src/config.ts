@@ -28,6 +28,7 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   GRAPHQL_INTROSPECTION: booleanFlag.optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  CREDENTIAL_CACHE_MS: z.coerce.number().int().min(0).max(1000).default(1000),
   SIGN_IN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(20),
   TRUST_PROXY: z
     .string()
@@ -58,6 +59,8 @@ export type Config = {
   introspection: boolean;
   rateLimitPerMinute: number;
   signInRateLimitPerMinute: number;
+  /** How long an instance trusts a verified credential (0–1000 ms; a revocation also drops it at once via the event bus). */
+  credentialCacheMs: number;
   /** Express's `trust proxy` setting: which hops' X-Forwarded-For to believe for the caller's address. */
   trustProxy: boolean | number | string;
   websocket: { connectionsPerIp: number; connectionsPerClient: number; subscriptionsPerConnection: number };
@@ -118,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     introspection: e.GRAPHQL_INTROSPECTION ?? !production,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     signInRateLimitPerMinute: e.SIGN_IN_RATE_LIMIT_PER_MINUTE,
+    credentialCacheMs: e.CREDENTIAL_CACHE_MS,
     trustProxy: trustProxySetting(e.TRUST_PROXY),
     websocket: {
       connectionsPerIp: e.WS_MAX_CONNECTIONS_PER_IP,

@@ -6,6 +6,7 @@ import type { Events } from "./pubsub/events.js";
 import type { Mailer } from "./providers/mailer.js";
 import type { BusinessMetrics } from "./metrics/metrics.js";
 import { AuthService } from "./auth/service.js";
+import { CredentialCache } from "./auth/credential-cache.js";
 import { CredentialWatch } from "./auth/credential-watch.js";
 import { ApiKeyService } from "./keys/service.js";
 import { LedgerService } from "./ledger/service.js";
@@ -38,7 +39,8 @@ export type ServiceDeps = {
 
 /** The composition root: every domain service, wired once per process. */
 export function createServices(deps: ServiceDeps) {
-  const keys = new ApiKeyService(deps.prisma);
+  const credentials = new CredentialCache({ events: deps.events, logger: deps.logger, ttlMs: deps.config.credentialCacheMs });
+  const keys = new ApiKeyService(deps.prisma, credentials);
   const users = new UserService(deps.prisma);
   const ledger = new LedgerService(deps.prisma, deps.metrics.journals);
   const wallets = new WalletService({ prisma: deps.prisma, custodian: deps.providers.custodian, users, logger: deps.logger });
@@ -50,12 +52,13 @@ export function createServices(deps: ServiceDeps) {
     logger: deps.logger,
   });
   const conversion = new ConversionService({ prisma: deps.prisma, users, ledger, fx: deps.providers.fx });
-  const auth = new AuthService({ prisma: deps.prisma, keys, mailer: deps.mailer, logger: deps.logger, secret: deps.config.jwtSecret });
+  const auth = new AuthService({ prisma: deps.prisma, keys, credentials, mailer: deps.mailer, logger: deps.logger, secret: deps.config.jwtSecret });
   return {
     config: deps.config,
     events: deps.events,
     keys,
     auth,
+    credentials,
     credentialWatch: new CredentialWatch({ auth, logger: deps.logger }),
     users,
     ledger,

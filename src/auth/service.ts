@@ -7,6 +7,7 @@ import type { Logger } from "../logger.js";
 import type { Mailer } from "../providers/mailer.js";
 import { email, parseInput } from "../validation.js";
 import type { ApiKeyService } from "../keys/service.js";
+import type { CredentialCache } from "./credential-cache.js";
 import type { Credentials } from "./credentials.js";
 import { SessionTokens } from "./jwt.js";
 
@@ -38,7 +39,14 @@ export class AuthService {
   private readonly tokens: SessionTokens;
 
   constructor(
-    private readonly deps: { prisma: PrismaClient; keys: ApiKeyService; mailer: Mailer; logger: Logger; secret: string },
+    private readonly deps: {
+      prisma: PrismaClient;
+      keys: ApiKeyService;
+      credentials: CredentialCache;
+      mailer: Mailer;
+      logger: Logger;
+      secret: string;
+    },
   ) {
     this.tokens = new SessionTokens(deps.secret);
   }
@@ -111,21 +119,26 @@ export class AuthService {
    * even next to a good key.
    */
   async authenticate(credentials: Credentials): Promise<AuthenticatedClient> {
-    if (credentials.jwt) {
-      const claims = await this.tokens.verify(credentials.jwt);
-      if (!claims) throw unauthenticated("Invalid or expired token");
-      const session = await this.deps.prisma.session.findUnique({ where: { id: claims.sessionId } });
-      if (!session || session.revokedAt || session.clientId !== claims.clientId || session.expiresAt <= new Date()) {
-        throw unauthenticated("Invalid or expired token");
-      }
-      return { clientId: claims.clientId, method: "JWT", credentialId: session.id, expiresAt: session.expiresAt };
-    }
-    if (credentials.apiKey) {
-      const key = await this.deps.keys.authenticate(credentials.apiKey);
-      if (!key) throw unauthenticated("Invalid or revoked API key");
-      return { clientId: key.clientId, method: "API_KEY", credentialId: key.apiKeyId };
-    }
+    const { jwt, apiKey } = credentials;
+    if (jwt) return this.deps.credentials.remember(`jwt:${jwt}`, () => this.verifySession(jwt));
+    if (apiKey) return this.deps.credentials.remember(`key:${apiKey}`, () => this.verifyApiKey(apiKey));
     throw unauthenticated("Missing credentials: send x-api-key or x-client-auth");
+  }
+
+  private async verifySession(jwt: string): Promise<AuthenticatedClient> {
+    const claims = await this.tokens.verify(jwt);
+    if (!claims) throw unauthenticated("Invalid or expired token");
+    const session = await this.deps.prisma.session.findUnique({ where: { id: claims.sessionId } });
+    if (!session || session.revokedAt || session.clientId !== claims.clientId || session.expiresAt <= new Date()) {
+      throw unauthenticated("Invalid or expired token");
+    }
+    return { clientId: claims.clientId, method: "JWT", credentialId: session.id, expiresAt: session.expiresAt };
+  }
+
+  private async verifyApiKey(apiKey: string): Promise<AuthenticatedClient> {
+    const key = await this.deps.keys.authenticate(apiKey);
+    if (!key) throw unauthenticated("Invalid or revoked API key");
+    return { clientId: key.clientId, method: "API_KEY", credentialId: key.apiKeyId };
   }
 
   /** Of the given credential ids (API keys and sessions), those revoked, logged out or expired by now. */
@@ -151,6 +164,7 @@ export class AuthService {
   async logout(auth: AuthenticatedClient) {
     const session = this.requireSession(auth);
     await this.deps.prisma.session.updateMany({ where: { id: session.id, revokedAt: null }, data: { revokedAt: new Date() } });
+    this.deps.credentials.revoked(session.id);
     return { success: true };
   }
 

@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { notFound } from "../errors.js";
 import { requireUuid } from "../validation.js";
+import type { CredentialCache } from "../auth/credential-cache.js";
 
 const KEY_PATTERN = /^(fpk_[0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;
 /** lastUsedAt is written at most once a minute per key. */
@@ -12,7 +13,11 @@ type KeyRow = { id: string; clientId: string; hash: string; lastUsedAt: Date | n
 const sha256 = (text: string) => createHash("sha256").update(text).digest();
 
 export class ApiKeyService {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    /** Told of each revocation, so no instance keeps trusting the key. */
+    private readonly credentials?: CredentialCache,
+  ) {}
 
   /** The full key is returned here only; the database keeps its SHA-256 (256 random bits of secret). */
   async create(clientId: string) {
@@ -35,6 +40,7 @@ export class ApiKeyService {
     if (!key) throw notFound("API key");
     if (key.revokedAt) return key;
     await this.prisma.apiKey.updateMany({ where: { id, clientId, revokedAt: null }, data: { revokedAt: new Date() } });
+    this.credentials?.revoked(id);
     return this.prisma.apiKey.findUniqueOrThrow({ where: { id, clientId } });
   }
 

@@ -1,0 +1,60 @@
+import { createHash } from "node:crypto";
+import type { Logger } from "../logger.js";
+import type { CredentialRevokedEvent, Events } from "../pubsub/events.js";
+import type { AuthenticatedClient } from "./service.js";
+
+/** The longest an instance may trust a verification it made (SPEC §3): a revocation it missed still lands within this. */
+export const MAX_CREDENTIAL_CACHE_MS = 1000;
+
+/**
+ * Verified credentials, remembered for at most a second per instance so that a busy caller costs one
+ * key or session lookup a second instead of one per request. A revocation or logout drops the entry
+ * at once on the instance that made it and, through the event bus, on every other one; an instance
+ * that misses that event still forgets the entry within a second. Only successes are remembered.
+ */
+export class CredentialCache {
+  private readonly entries = new Map<string, { credential: AuthenticatedClient; until: number }>();
+  private readonly revocations: AsyncIterableIterator<CredentialRevokedEvent>;
+
+  constructor(private readonly deps: { events: Events; logger: Logger; ttlMs: number }) {
+    this.revocations = deps.events.subscribe("credentialRevoked")[Symbol.asyncIterator]() as AsyncIterableIterator<CredentialRevokedEvent>;
+    void this.listen();
+  }
+
+  async remember(presented: string, verify: () => Promise<AuthenticatedClient>): Promise<AuthenticatedClient> {
+    if (this.deps.ttlMs <= 0) return verify();
+    const key = fingerprint(presented);
+    const now = Date.now();
+    const cached = this.entries.get(key);
+    if (cached && cached.until > now && (!cached.credential.expiresAt || cached.credential.expiresAt.getTime() > now)) return cached.credential;
+    this.entries.delete(key);
+    const credential = await verify();
+    this.entries.set(key, { credential, until: now + Math.min(this.deps.ttlMs, MAX_CREDENTIAL_CACHE_MS) });
+    return credential;
+  }
+
+  /** Called once a revocation or logout has committed: forgets the credential here and tells every instance. */
+  revoked(credentialId: string) {
+    this.drop(credentialId);
+    this.deps.events.publish("credentialRevoked", { credentialId });
+  }
+
+  async close() {
+    this.entries.clear();
+    await this.revocations.return?.();
+  }
+
+  private drop(credentialId: string) {
+    for (const [key, entry] of this.entries) if (entry.credential.credentialId === credentialId) this.entries.delete(key);
+  }
+
+  private async listen() {
+    try {
+      for await (const { credentialId } of { [Symbol.asyncIterator]: () => this.revocations }) this.drop(credentialId);
+    } catch (err) {
+      this.deps.logger.warn({ err }, "stopped hearing credential revocations; cached credentials still expire within a second");
+    }
+  }
+}
+
+const fingerprint = (presented: string) => createHash("sha256").update(presented).digest("base64url");
