@@ -6,6 +6,7 @@ import type { PrismaClient } from "../src/generated/prisma/client.js";
 import { Exact } from "../src/ledger/amount.js";
 import { LedgerService } from "../src/ledger/service.js";
 import { HOUSE_SHARDS } from "../src/ledger/shards.js";
+import { createMetrics } from "../src/metrics/metrics.js";
 import type { JournalInput } from "../src/ledger/types.js";
 import { runWorkers, type Run } from "./drive.js";
 import { hotRowTransactions } from "./hot-row-transactions.js";
@@ -69,8 +70,9 @@ async function journalClient(prisma: PrismaClient, ledger: LedgerService, users:
 
 async function runJournals(prisma: PrismaClient, { databaseUrl, workers, perWorker, poolSize }: JournalOptions): Promise<string> {
   // The house account as it was (one shard: every journal of the client waits on it), and as it is.
-  const unsharded = await journalClient(prisma, new LedgerService(prisma, 1), workers);
-  const sharded = await journalClient(prisma, new LedgerService(prisma), workers + 1);
+  const { journals } = createMetrics();
+  const unsharded = await journalClient(prisma, new LedgerService(prisma, journals, 1), workers);
+  const sharded = await journalClient(prisma, new LedgerService(prisma, journals), workers + 1);
   const [hotUser, ...users] = sharded.userIds;
 
   await runWorkers(workers, WARM_UP_PER_WORKER, (worker) => unsharded.post(unsharded.userIds[worker]));

@@ -1,10 +1,9 @@
 // Writes the code's GraphQL schema to schema.graphql, or with --check fails when they differ.
 import { readFileSync, writeFileSync } from "node:fs";
-import { lexicographicSortSchema, printSchema } from "graphql";
-import { schema } from "../src/graphql/schema.js";
+import { printedSchema } from "../src/graphql/printed-schema.js";
 
 const file = new URL("../schema.graphql", import.meta.url);
-const printed = `${printSchema(lexicographicSortSchema(schema))}\n`;
+const printed = printedSchema();
 if (process.argv.includes("--check")) {
   let committed = "";
   try {

@@ -21,6 +21,9 @@ import { openEventBus } from "./pubsub/bus.js";
 import { restRouter } from "./rest/router.js";
 import { routes, sandboxRoutes } from "./rest/routes/index.js";
 import { createServices, type Services } from "./services.js";
+import { developerRouter } from "./developer/router.js";
+import { httpMetrics, metricsEndpoint, observeServer } from "./metrics/http.js";
+import { createMetrics } from "./metrics/metrics.js";
 import { startDepositSettler, type DepositSettler } from "./sandbox/settler.js";
 import { webhookRouter } from "./webhooks/router.js";
 
@@ -63,7 +66,8 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     postgres: db.pool && config.databaseUrl ? { connectionString: config.databaseUrl, pool: db.pool } : undefined,
     logger,
   });
-  const services = createServices({ prisma: db.prisma, sql: db.sql, config, logger, mailer, providers, events: bus.events });
+  const metrics = createMetrics();
+  const services = createServices({ prisma: db.prisma, sql: db.sql, config, logger, mailer, providers, events: bus.events, metrics });
   const rateLimits = new RateLimits(
     {
       perClient: config.rateLimitPerMinute,
@@ -81,22 +85,27 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     introspection: config.introspection,
     rateLimits,
     idempotency: new IdempotencyRecords({ prisma: db.prisma, encryptionKey: config.encryptionKey }),
+    metrics,
   });
 
+  const restRoutes = config.sandbox ? [...routes, ...sandboxRoutes] : routes;
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", config.trustProxy);
+  app.use(httpMetrics(metrics));
+  app.get("/metrics", metricsEndpoint(metrics, config.metricsToken));
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
   app.get("/readyz", async (_req, res) => {
     const ready = await db.ping();
     res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "database unavailable" });
   });
   app.use(accessLog(logger), requestScope);
+  app.use(developerRouter(restRoutes));
   // Before the body reader: webhook signatures cover the raw body.
   app.use(webhookRouter(services.webhooks, rateLimits));
   app.use(["/v1", "/graphql"], readBody());
   app.use("/graphql", (req, res) => void yoga.handle(req, res, { requestInfo: httpRequestInfo(req, "graphql-http") }));
-  app.use(restRouter(config.sandbox ? [...routes, ...sandboxRoutes] : routes, yoga));
+  app.use(restRouter(restRoutes, yoga));
   app.use(notFoundRoute);
   app.use(errorHandler(logger));
 
@@ -106,6 +115,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   });
+  observeServer(metrics, httpServer, db.pool);
   const trustedProxy = app.get("trust proxy fn") as Parameters<typeof proxyAddr>[1];
   const websockets = attachWebSocketServer(httpServer, yoga, {
     services,

@@ -37,6 +37,7 @@ const EnvSchema = z.object({
   WS_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).default(50),
   WS_MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).default(200),
   WS_MAX_OPERATIONS_PER_CONNECTION: z.coerce.number().int().min(1).default(20),
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
 });
 
 export type Config = {
@@ -63,6 +64,8 @@ export type Config = {
   /** Express's `trust proxy` setting: which hops' X-Forwarded-For to believe for the caller's address. */
   trustProxy: boolean | number | string;
   websocket: { connectionsPerIp: number; connectionsPerClient: number; subscriptionsPerConnection: number };
+  /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
+  metricsToken?: string;
 };
 
 export class ConfigError extends Error {}
@@ -125,5 +128,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       connectionsPerClient: e.WS_MAX_CONNECTIONS_PER_CLIENT,
       subscriptionsPerConnection: e.WS_MAX_OPERATIONS_PER_CONNECTION,
     },
+    metricsToken: e.METRICS_TOKEN,
   };
 }

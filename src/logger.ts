@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { pino, type Logger } from "pino";
+import { PinoPretty } from "pino-pretty";
 
 /** Paths whose values never reach a log line: credentials, codes, card data. */
 const REDACTED_PATHS = [
@@ -42,5 +43,8 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
     destination ?? process.stdout,
   );
 }
+
+/** Human-readable lines for a terminal; anything else (a file, a collector) gets JSON lines. */
+export const prettyOutput = () => PinoPretty({ colorize: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname" });
 
 export type { Logger };

@@ -1,6 +1,7 @@
 import { buildApp } from "./app.js";
+import { firstRunApiKey, firstRunBanner } from "./clients/first-run.js";
 import { ConfigError, loadConfig } from "./config.js";
-import { createLogger } from "./logger.js";
+import { createLogger, prettyOutput } from "./logger.js";
 
 async function main() {
   let config;
@@ -13,9 +14,11 @@ async function main() {
     }
     throw err;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, process.stdout.isTTY ? prettyOutput() : undefined);
   const app = await buildApp({ config, logger });
   const url = await app.start();
+  const sandboxKey = await firstRunApiKey(config, app.db.prisma, app.services.keys);
+  if (sandboxKey) process.stdout.write(firstRunBanner(url, sandboxKey));
   const clientCount = await app.db.prisma.client.count();
   logger.info(
     { url, graphql: `${url}/graphql`, database: config.databaseUrl ? "postgresql" : `embedded (${config.dataDir})`, sandbox: config.sandbox },

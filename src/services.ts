@@ -5,6 +5,7 @@ import type { Logger } from "./logger.js";
 import type { Providers } from "./providers/index.js";
 import type { Events } from "./pubsub/events.js";
 import type { Mailer } from "./providers/mailer.js";
+import type { BusinessMetrics } from "./metrics/metrics.js";
 import { AuthService } from "./auth/service.js";
 import { CredentialCache } from "./auth/credential-cache.js";
 import { CredentialWatch } from "./auth/credential-watch.js";
@@ -35,6 +36,7 @@ export type ServiceDeps = {
   providers: Providers;
   /** Cross-instance events (deposit updates). */
   events: Events;
+  metrics: BusinessMetrics;
 };
 
 /** The composition root: every domain service, wired once per process. */
@@ -42,7 +44,7 @@ export function createServices(deps: ServiceDeps) {
   const credentials = new CredentialCache({ events: deps.events, logger: deps.logger, ttlMs: deps.config.credentialCacheMs });
   const keys = new ApiKeyService(deps.prisma, credentials);
   const users = new UserService(deps.prisma, deps.sql);
-  const ledger = new LedgerService(deps.prisma);
+  const ledger = new LedgerService(deps.prisma, deps.metrics.journals);
   const wallets = new WalletService({ prisma: deps.prisma, custodian: deps.providers.custodian, users, logger: deps.logger });
   const virtualAccounts = new VirtualAccountService({
     prisma: deps.prisma,
@@ -70,7 +72,7 @@ export function createServices(deps: ServiceDeps) {
     usdcAccounts: new UsdcAccountService({ prisma: deps.prisma, users, wallets }),
     virtualAccounts,
     balanceLookup: new BalanceLookupService({ users, ledger }),
-    withdrawals: new WithdrawalService({ prisma: deps.prisma, users, ledger }),
+    withdrawals: new WithdrawalService({ prisma: deps.prisma, users, ledger, metrics: deps.metrics }),
     ...depositServices(deps, { users, ledger, wallets, virtualAccounts, conversion }),
   };
 }
@@ -84,6 +86,7 @@ function depositServices(
     prisma: deps.prisma,
     settlement: new DepositSettlement({ ledger: domain.ledger, conversion: domain.conversion }),
     events: deps.events,
+    metrics: deps.metrics,
     autoSettleAfterMs: deps.config.sandbox ? deps.config.sandboxSettleMs : null,
   });
   const webhooks = new WebhookService({
@@ -93,6 +96,7 @@ function depositServices(
     deposits,
     virtualAccounts: domain.virtualAccounts,
     logger: deps.logger,
+    metrics: deps.metrics,
   });
   const sandboxDeposits = new SandboxDeposits({ prisma: deps.prisma, ...domain, deposits, deliver: webhookFeed(webhooks, deps.config.webhookSecret) });
   return { deposits, webhooks, sandboxDeposits };

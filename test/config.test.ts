@@ -60,6 +60,7 @@ describe("loadConfig", () => {
     ["SANDBOX_SETTLE_MS", "-5"],
     ["GRAPHQL_INTROSPECTION", "sometimes"],
     ["CUSTODIAN_MASTER_KEY", "not-an-xprv"],
+    ["METRICS_TOKEN", "short"],
   ])("refuses %s=%s with a ConfigError naming the variable", (name, value) => {
     expect(configErrorOf({ [name]: value }).message).toContain(name);
   });

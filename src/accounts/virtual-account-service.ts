@@ -14,7 +14,7 @@ type VirtualAccountCurrency = (typeof VIRTUAL_ACCOUNT_CURRENCIES)[number];
 const DESTINATION_ASSETS = ["USDC", "USDT", "DAI"] as const;
 const DESTINATION_NETWORKS = ["ETHEREUM", "POLYGON", "BASE", "ARBITRUM", "OPTIMISM"] as const;
 
-const CreateVirtualAccount = z.object({
+export const CreateVirtualAccount = z.object({
   userId: uuid("userId"),
   destinationAsset: upperCaseCode("destinationAsset", DESTINATION_ASSETS).default("USDC"),
   destinationNetwork: upperCaseCode("destinationNetwork", DESTINATION_NETWORKS).default("ETHEREUM"),

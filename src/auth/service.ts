@@ -26,11 +26,11 @@ export type AuthenticatedClient = {
   expiresAt?: Date;
 };
 
-const OtpRequest = z.object({
+export const OtpRequest = z.object({
   email,
   name: z.string().trim().min(1, "name must not be empty").max(100, "name must be at most 100 characters").optional().nullable(),
 });
-const OtpVerification = z.object({
+export const OtpVerification = z.object({
   email,
   otp: z.string({ error: "otp is required" }).regex(/^\d{6}$/, "otp must be 6 digits"),
 });

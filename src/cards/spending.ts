@@ -10,7 +10,7 @@ import { parseInput, uuid } from "../validation.js";
 
 const CARD_CURRENCY = "USD";
 
-const CardSpend = z.object({
+export const CardSpend = z.object({
   userId: uuid("userId"),
   amount: z.unknown(),
   description: z.string({ error: "description is required" }).trim().min(1, "description must be 1 to 255 characters").max(255, "description must be 1 to 255 characters"),

@@ -20,11 +20,11 @@ const FX_SPREAD = new Exact("0.005");
 const CONVERSION_FEE_RATE = new Exact("0.001");
 const QUOTE_TTL_MS = 30_000;
 
-const Pair = z
+export const Pair = z
   .object({ from: upperCaseCode("from", CURRENCIES), to: upperCaseCode("to", CURRENCIES), amount: z.unknown() })
   .refine((pair) => pair.from !== pair.to, { message: "from and to must be different currencies", path: ["to"] });
 
-const ConversionRequest = z.object({ userId: uuid("userId"), quoteId: uuid("quoteId").nullish() });
+export const ConversionRequest = z.object({ userId: uuid("userId"), quoteId: uuid("quoteId").nullish() });
 
 type Terms = { from: Currency; to: Currency; amount: Decimal; rate: Decimal; fee: Decimal; convertedAmount: Decimal };
 

@@ -3,6 +3,7 @@ import type { Decimal } from "decimal.js";
 import type { Deposit, Prisma, PrismaClient } from "../generated/prisma/client.js";
 import type { Tx } from "../db/transaction.js";
 import { AppError, notFound } from "../errors.js";
+import type { BusinessMetrics } from "../metrics/metrics.js";
 import type { Events } from "../pubsub/events.js";
 import { requireUuid } from "../validation.js";
 import type { DepositSettlement } from "./settlement.js";
@@ -29,6 +30,7 @@ type Deps = {
   prisma: PrismaClient;
   settlement: DepositSettlement;
   events: Events;
+  metrics: Pick<BusinessMetrics, "deposits">;
   /** Sandbox: a received deposit completes by itself after this long (null: only a provider event completes it). */
   autoSettleAfterMs: number | null;
 };
@@ -76,9 +78,10 @@ export class DepositService {
     return this.transition(tx, provider, reference, { status: DEPOSIT_STATUS.FAILED, failureReason: reason });
   }
 
-  /** Tells subscribers (on every instance) about deposits that changed; call after the commit. */
+  /** Tells subscribers (on every instance) and the metrics about deposits that changed; call after the commit. */
   announce(deposits: Deposit[]) {
     for (const deposit of deposits) {
+      this.deps.metrics.deposits.inc({ status: deposit.status });
       this.deps.events.publish("deposit", { clientId: deposit.clientId, userId: deposit.userId, depositId: deposit.id, status: deposit.status });
     }
   }

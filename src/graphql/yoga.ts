@@ -2,6 +2,8 @@ import { NoSchemaIntrospectionCustomRule as NoSchemaIntrospection } from "graphq
 import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../logger.js";
+import { graphqlMetrics } from "../metrics/graphql.js";
+import type { Metrics } from "../metrics/metrics.js";
 import { useAdmission } from "../pipeline/admission.js";
 import type { IdempotencyRecords } from "../pipeline/idempotency-records.js";
 import { useIdempotency } from "../pipeline/idempotency.js";
@@ -29,6 +31,7 @@ export function createGraphQLServer(options: {
   logger: Logger;
   graphiql: boolean;
   introspection: boolean;
+  metrics: Metrics;
   rateLimits: RateLimits;
   idempotency: IdempotencyRecords;
 }): Yoga {
@@ -49,6 +52,7 @@ export function createGraphQLServer(options: {
       useListAwareCost(logger),
       useIdempotency({ records: options.idempotency, services, logger }),
       useStreamLifetime({ watch: services.credentialWatch, services }),
+      graphqlMetrics(options.metrics.registry),
     ],
   });
 }

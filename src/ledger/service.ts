@@ -1,5 +1,6 @@
 import type { Decimal } from "decimal.js";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
+import type { BusinessMetrics } from "../metrics/metrics.js";
 import type { Tx } from "../db/transaction.js";
 import { pageArgs, parseInput } from "../validation.js";
 import { AccountIds } from "./account-ids.js";
@@ -34,17 +35,20 @@ export class LedgerService {
   /** `houseShards`: the benchmark compares the unsharded house account (1) with the default. */
   constructor(
     private readonly prisma: PrismaClient,
+    private readonly journals: BusinessMetrics["journals"],
     private readonly houseShards = HOUSE_SHARDS,
   ) {}
 
   async post(tx: Tx, journal: JournalInput) {
-    const [posted] = await postJournals(tx, [journal], this.accountIds, this.houseShards);
+    const [posted] = await this.postAll(tx, [journal]);
     return posted;
   }
 
   /** Several journals of one client, in this order, with one lock statement and one write for them all. */
-  postAll(tx: Tx, journals: JournalInput[]) {
-    return postJournals(tx, journals, this.accountIds, this.houseShards);
+  async postAll(tx: Tx, journals: JournalInput[]) {
+    const posted = await postJournals(tx, journals, this.accountIds, this.houseShards);
+    for (const journal of journals) this.journals.inc({ type: journal.type });
+    return posted;
   }
 
   /** The user's balance in one currency; zero when the account has never moved. */

@@ -1,4 +1,5 @@
 import type { ErrorCode } from "../errors.js";
+import type { RouteDocs } from "./docs.js";
 
 /** What a REST handler sees of the HTTP request. */
 export type RestInput = {
@@ -23,6 +24,8 @@ export type Route = {
   result: (data: any) => unknown;
   status?: number;
   errors?: Partial<Record<ErrorCode, ErrorOverride>>;
+  /** Its entry in the OpenAPI document. */
+  docs: RouteDocs;
 };
 
 /** Query strings arrive as text: integers are passed on as numbers, anything else as given (then refused by GraphQL). */

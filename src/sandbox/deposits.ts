@@ -18,7 +18,7 @@ export const ONCHAIN_WATCHER = "sandbox-chain";
 
 const SIMULABLE = [...VIRTUAL_ACCOUNT_CURRENCIES, ...DEPOSIT_TOKENS];
 
-const SimulateDeposit = z.object({
+export const SimulateDeposit = z.object({
   userId: uuid("userId"),
   currency: upperCaseCode("currency", SIMULABLE),
   amount: z.unknown(),

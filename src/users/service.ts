@@ -27,7 +27,7 @@ const pastDate = z
     return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value) && date < new Date() && date.getUTCFullYear() >= 1900;
   }, "dob must be a real past date YYYY-MM-DD");
 
-const CreateUser = z.object({
+export const CreateUser = z.object({
   email,
   firstName: name("firstName"),
   lastName: name("lastName"),

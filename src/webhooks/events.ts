@@ -68,3 +68,6 @@ export function parseProviderEvent(kind: ProviderKind, rawBody: string): Provide
   if (typeof type !== "string" || !EVENT_TYPES.includes(type)) throw badInput(`type must be one of ${EVENT_TYPES.join(", ")}`);
   return parseInput(kind === "bank" ? bankEvent : chainEvent, body);
 }
+
+/** Every event a provider may send, for the API reference. */
+export const PROVIDER_EVENT = z.union([bankEvent, chainEvent]);

@@ -1,6 +1,26 @@
 import express, { Router } from "express";
+import { z } from "zod";
+import type { DocumentedEndpoint } from "../rest/docs.js";
+import { PROVIDER_EVENT } from "./events.js";
 import type { RateLimits } from "../pipeline/rate-limits.js";
 import type { WebhookService } from "./service.js";
+
+const WEBHOOK_PATH = "/v1/webhooks/:provider";
+
+/** Its entry in the OpenAPI document, beside the REST routes. */
+export const webhookEndpoint: DocumentedEndpoint = {
+  method: "POST",
+  path: WEBHOOK_PATH,
+  docs: {
+    summary: "Provider events: a deposit received, completed or failed",
+    description: "For banking providers and the on-chain watcher, not for clients. Each event id takes effect once; a repeat answers `duplicate: true`.",
+    auth: "signature",
+    params: { provider: "the provider's name, such as sandbox-ngn, sandbox-fiat or sandbox-chain" },
+    body: PROVIDER_EVENT,
+    response: z.object({ received: z.literal(true), duplicate: z.literal(true).optional() }),
+    errors: ["NOT_FOUND", "PAYLOAD_TOO_LARGE"],
+  },
+};
 
 /**
  * `POST /v1/webhooks/:provider`: a plain Express route (providers are not GraphQL clients), mounted
@@ -8,7 +28,7 @@ import type { WebhookService } from "./service.js";
  */
 export function webhookRouter(webhooks: WebhookService, rateLimits: RateLimits): Router {
   const router = Router();
-  router.post("/v1/webhooks/:provider", express.raw({ type: () => true, limit: "100kb" }), async (req, res) => {
+  router.post(WEBHOOK_PATH, express.raw({ type: () => true, limit: "100kb" }), async (req, res) => {
     await rateLimits.webhook(req.ip ?? "unknown");
     const { duplicate } = await webhooks.receive({
       provider: req.params.provider,

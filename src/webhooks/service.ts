@@ -4,6 +4,7 @@ import { inTransaction, type Tx } from "../db/transaction.js";
 import { badInput, notFound } from "../errors.js";
 import { parseAmount } from "../ledger/amount.js";
 import type { Logger } from "../logger.js";
+import type { BusinessMetrics } from "../metrics/metrics.js";
 import type { Currency } from "../providers/fx.js";
 import type { VirtualAccountService } from "../accounts/virtual-account-service.js";
 import type { DepositService, IncomingDeposit } from "../deposits/service.js";
@@ -19,6 +20,7 @@ type Deps = {
   deposits: DepositService;
   virtualAccounts: Pick<VirtualAccountService, "findByAccountNumber">;
   logger: Logger;
+  metrics: Pick<BusinessMetrics, "providerWebhooks">;
 };
 
 export type WebhookDelivery = { provider: string; signature: string | undefined; rawBody: string };
@@ -48,6 +50,8 @@ export class WebhookService {
       if (recorded === 0) return { duplicate: true, changed: null };
       return { duplicate: false, changed: await this.apply(tx, provider, event, incoming) };
     });
+    const result = outcome.duplicate ? "duplicate" : outcome.changed ? "applied" : "unchanged";
+    this.deps.metrics.providerWebhooks.inc({ provider, outcome: result });
     if (outcome.changed) this.deps.deposits.announce([outcome.changed]);
     else if (!outcome.duplicate) this.deps.logger.info({ provider, eventId: event.id, type: event.type }, "webhook event changed nothing");
     return { duplicate: outcome.duplicate };

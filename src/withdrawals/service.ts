@@ -6,6 +6,7 @@ import { inTransaction, type Tx } from "../db/transaction.js";
 import { AppError, badInput, notFound } from "../errors.js";
 import { Exact, parseAmount } from "../ledger/amount.js";
 import type { LedgerService } from "../ledger/service.js";
+import type { BusinessMetrics } from "../metrics/metrics.js";
 import type { Currency } from "../providers/fx.js";
 import type { UserService } from "../users/service.js";
 import { parseBankCurrency, parseBankWithdrawal, parseNgnWithdrawal, parseUsdcWithdrawal } from "./validation.js";
@@ -42,7 +43,9 @@ const sameName = (given: string, actual: string) => given.localeCompare(actual.t
  * Ledger entries carry the withdrawal's `reference` as their referenceId.
  */
 export class WithdrawalService {
-  constructor(private readonly deps: { prisma: PrismaClient; users: UserService; ledger: LedgerService }) {}
+  constructor(
+    private readonly deps: { prisma: PrismaClient; users: UserService; ledger: LedgerService; metrics: Pick<BusinessMetrics, "withdrawals"> },
+  ) {}
 
   /** USD, EUR, MXN or BRL to the user's own bank account: names and dob must be the user's. */
   async toBank(clientId: string, currencyInput: unknown, input: unknown) {
@@ -89,9 +92,9 @@ export class WithdrawalService {
     return this.close(clientId, reference, { status: WITHDRAWAL_STATUS.FAILED, failureReason });
   }
 
-  private initiate(payout: Payout): Promise<Withdrawal> {
+  private async initiate(payout: Payout): Promise<Withdrawal> {
     const { clientId, userId, currency, amount } = payout;
-    return inTransaction(this.deps.prisma, async (tx) => {
+    const initiated = await inTransaction(this.deps.prisma, async (tx) => {
       const withdrawal = await tx.withdrawal.create({
         data: {
           reference: newReference(),
@@ -117,15 +120,17 @@ export class WithdrawalService {
       });
       return withdrawal;
     });
+    this.deps.metrics.withdrawals.inc({ type: initiated.type, status: initiated.status });
+    return initiated;
   }
 
   /**
    * Open → COMPLETED or FAILED. The update is conditional on the status, so of racing closes one
    * wins (the others wait on the row, then find it closed) and a failure is reversed exactly once.
    */
-  private close(clientId: string, reference: string, change: { status: "COMPLETED" | "FAILED"; failureReason?: string }) {
+  private async close(clientId: string, reference: string, change: { status: "COMPLETED" | "FAILED"; failureReason?: string }) {
     checkReference(reference);
-    return inTransaction(this.deps.prisma, async (tx) => {
+    const { withdrawal, closed } = await inTransaction(this.deps.prisma, async (tx) => {
       const moved = await tx.withdrawal.updateMany({ where: { reference, clientId, status: { in: OPEN } }, data: change });
       const withdrawal = await tx.withdrawal.findFirst({ where: { reference, clientId } });
       if (!withdrawal) throw notFound("Withdrawal");
@@ -133,8 +138,10 @@ export class WithdrawalService {
         throw new AppError("CONFLICT", `Withdrawal is already ${withdrawal.status}`);
       }
       if (moved.count && change.status === WITHDRAWAL_STATUS.FAILED) await this.reverse(tx, withdrawal);
-      return withdrawal;
+      return { withdrawal, closed: moved.count > 0 };
     });
+    if (closed) this.deps.metrics.withdrawals.inc({ type: withdrawal.type, status: change.status });
+    return withdrawal;
   }
 
   private reverse(tx: Tx, withdrawal: Withdrawal) {

@@ -21,7 +21,7 @@ const bankCurrency = z
   .transform((value) => value.trim().toUpperCase())
   .pipe(z.enum(BANK_CURRENCIES, { error: `Unsupported currency: must be one of ${BANK_CURRENCIES.join(", ")}` }));
 
-const BankWithdrawal = z.object({
+export const BankWithdrawal = z.object({
   userId: uuid("userId"),
   firstName: text("firstName"),
   lastName: text("lastName"),
@@ -37,7 +37,7 @@ const BankWithdrawal = z.object({
   ),
 });
 
-const NgnWithdrawal = z.object({
+export const NgnWithdrawal = z.object({
   userId: uuid("userId"),
   amount: z.unknown(),
   accountNumber: z.string({ error: "accountNumber is required" }).trim().regex(/^\d{10}$/, "accountNumber must be a 10-digit NUBAN"),
@@ -49,7 +49,7 @@ const NgnWithdrawal = z.object({
 
 const NETWORK_NAMES = NETWORKS.map((n) => n.name).join(", ");
 
-const UsdcWithdrawal = z.object({
+export const UsdcWithdrawal = z.object({
   userId: uuid("userId"),
   amount: z.unknown(),
   walletAddress: z.string({ error: "walletAddress is required" }).trim(),

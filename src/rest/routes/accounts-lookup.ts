@@ -1,5 +1,7 @@
+import { z } from "zod";
+import { doc } from "../docs.js";
 import { withNumbers, type Route } from "../route.js";
-import { VIRTUAL_ACCOUNT_FIELDS, virtualAccountBody } from "./virtual-accounts.js";
+import { VIRTUAL_ACCOUNT_FIELDS, VirtualAccount, virtualAccountBody } from "./virtual-accounts.js";
 
 /**
  * `GET /v1/accounts/{ngn|usd|gbp|eur}/{userId}`. Its `:currency` segment also matches
@@ -17,5 +19,11 @@ export const accountLookupRoutes: Route[] = [
       ...withNumbers(account, ["balance"]),
       virtualAccount: account.virtualAccount && virtualAccountBody(account.virtualAccount),
     }),
+    docs: {
+      summary: "The user's balance in a currency, with its virtual account when there is one",
+      params: { currency: "ngn, usd, gbp or eur", ...doc.userParam },
+      response: z.object({ currency: z.string(), balance: doc.money, virtualAccount: VirtualAccount.nullable() }),
+      errors: ["NOT_FOUND"],
+    },
   },
 ];

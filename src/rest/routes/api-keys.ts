@@ -1,4 +1,14 @@
+import { z } from "zod";
+import { doc } from "../docs.js";
 import type { Route } from "../route.js";
+
+const ApiKey = z.object({
+  id: doc.id,
+  prefix: z.string().describe("the public part, shown in lists"),
+  createdAt: doc.timestamp,
+  lastUsedAt: doc.timestamp.nullable(),
+  revokedAt: doc.timestamp.nullable().describe("null while the key is active"),
+});
 
 export const apiKeyRoutes: Route[] = [
   {
@@ -6,12 +16,18 @@ export const apiKeyRoutes: Route[] = [
     path: "/v1/api-keys",
     operation: `mutation { createApiKey { id key prefix createdAt } }`,
     result: (data) => data.createApiKey,
+    docs: {
+      summary: "Create an API key",
+      description: "The full key is in this answer only; it is stored as a hash.",
+      response: z.object({ id: doc.id, key: z.string().describe("send it as x-api-key"), prefix: z.string(), createdAt: doc.timestamp }),
+    },
   },
   {
     method: "GET",
     path: "/v1/api-keys",
     operation: `query { apiKeys { id prefix createdAt lastUsedAt revokedAt } }`,
     result: (data) => data.apiKeys,
+    docs: { summary: "List the client's API keys", response: z.array(ApiKey) },
   },
   {
     method: "DELETE",
@@ -20,5 +36,12 @@ export const apiKeyRoutes: Route[] = [
     variables: ({ params }) => ({ id: params.keyId }),
     result: (data) => ({ success: true, apiKey: data.revokeApiKey }),
     errors: { NOT_FOUND: { field: "message" } },
+    docs: {
+      summary: "Revoke an API key",
+      description: "It stops working at once; revoking twice is not an error.",
+      params: { keyId: "id of the key" },
+      response: z.object({ success: z.literal(true), apiKey: ApiKey }),
+      errors: ["NOT_FOUND"],
+    },
   },
 ];

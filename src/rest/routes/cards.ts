@@ -1,7 +1,28 @@
+import { z } from "zod";
+import { doc } from "../docs.js";
 import { integer, withNumbers, type Route } from "../route.js";
 
 const CARD = "id userId providerId cardNumber cardCVV cardExpiry createdAt updatedAt";
 const CREATE_CARD = `mutation ($userId: ID!) { createVirtualCard(userId: $userId) { ${CARD} } }`;
+const Card = z.object({
+  id: doc.id,
+  userId: doc.id,
+  providerId: z.string().describe("identifier at the card issuer"),
+  cardNumber: z.string().describe("groups of four digits separated by spaces"),
+  cardCVV: z.string(),
+  cardExpiry: z.string().describe("MM/YY"),
+  createdAt: doc.timestamp,
+  updatedAt: doc.timestamp,
+});
+export const CardTransaction = z.object({
+  id: doc.id,
+  amount: doc.money,
+  balance: doc.money.describe("balance after the transaction"),
+  created_ts: doc.timestamp,
+  description: z.string().describe("merchant text"),
+  status: z.string().describe("SETTLED"),
+  type: z.string().describe("DEBIT"),
+});
 
 type CardTransaction = { id: string; amount: string; balance: string; createdAt: string; description: string; status: string; type: string };
 
@@ -22,6 +43,12 @@ export const cardRoutes: Route[] = [
     }`,
     variables: ({ params }) => ({ userId: params.userId, page: integer(params.page) }),
     result: ({ cardTransactions: page }) => ({ ...page, transactions: page.transactions.map(asContractTransaction) }),
+    docs: {
+      summary: "A page of the user's card transactions",
+      params: { ...doc.userParam, page: "page number, from 1" },
+      response: z.object({ page: z.int(), pages: z.int(), total: z.int(), transactions: z.array(CardTransaction) }),
+      errors: ["NOT_FOUND"],
+    },
   },
   {
     // A write on a GET: the contract's GET creates the card when absent.
@@ -30,6 +57,12 @@ export const cardRoutes: Route[] = [
     operation: CREATE_CARD,
     variables: ({ params }) => ({ userId: params.userId }),
     result: (data) => data.createVirtualCard,
+    docs: {
+      summary: "Get the user's USD virtual card, issuing it when absent",
+      params: doc.userParam,
+      response: Card,
+      errors: ["NOT_FOUND", "PROVIDER_ERROR"],
+    },
   },
   {
     method: "POST",
@@ -37,5 +70,11 @@ export const cardRoutes: Route[] = [
     operation: CREATE_CARD,
     variables: ({ body }) => ({ userId: body.userId }),
     result: (data) => data.createVirtualCard,
+    docs: {
+      summary: "Issue the user's USD virtual card (or return the existing one)",
+      body: z.object({ userId: doc.id }),
+      response: Card,
+      errors: ["NOT_FOUND", "PROVIDER_ERROR"],
+    },
   },
 ];

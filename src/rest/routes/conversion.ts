@@ -1,6 +1,18 @@
+import { z } from "zod";
+import { ConversionRequest, Pair } from "../../conversion/service.js";
+import { doc } from "../docs.js";
 import { withNumbers, type Route } from "../route.js";
 
 const MONEY = ["amount", "rate", "fee", "convertedAmount"] as const;
+
+const terms = {
+  from: z.string(),
+  to: z.string(),
+  amount: doc.money,
+  rate: z.number().describe("mid rate less the spread"),
+  fee: doc.money.describe("in the source currency"),
+  convertedAmount: doc.money,
+};
 
 export const conversionRoutes: Route[] = [
   {
@@ -11,6 +23,11 @@ export const conversionRoutes: Route[] = [
     }`,
     variables: ({ query }) => ({ from: query.from, to: query.to, amount: query.amount }),
     result: (data) => withNumbers(data.conversionQuote, MONEY),
+    docs: {
+      summary: "Quote a conversion, valid 30 s",
+      query: Pair.safeExtend({ amount: z.string().describe("decimal amount in the source currency") }),
+      response: z.object({ id: doc.id, ...terms, expiresAt: doc.timestamp }),
+    },
   },
   {
     method: "POST",
@@ -20,5 +37,11 @@ export const conversionRoutes: Route[] = [
     }`,
     variables: ({ body }) => ({ input: { userId: body.userId, from: body.from, to: body.to, amount: body.amount, quoteId: body.quoteId } }),
     result: (data) => withNumbers(data.createConversion, MONEY),
+    docs: {
+      summary: "Convert between the user's balances, at a quote's rate when quoteId is given",
+      body: z.object({ ...Pair.shape, ...ConversionRequest.shape, amount: doc.money }),
+      response: z.object({ id: doc.id, userId: doc.id, ...terms, quoteId: z.string().nullable(), createdAt: doc.timestamp }),
+      errors: ["NOT_FOUND", "INSUFFICIENT_FUNDS"],
+    },
   },
 ];

@@ -1,3 +1,5 @@
+import { z } from "zod";
+import { doc } from "../docs.js";
 import { pickKeys } from "../pick-keys.js";
 import { integer, withNumbers, type Route } from "../route.js";
 
@@ -6,6 +8,21 @@ const REQUIRED = ["id", "userId", "eventId", "amount", "status", "currency", "cr
 const OPTIONAL = ["paymentReference", "tokenAddress", "transactionHash", "chainId"] as const;
 
 export const DEPOSIT_FIELDS = [...REQUIRED, ...OPTIONAL].join(" ");
+
+export const Deposit = z.object({
+  id: doc.id,
+  userId: doc.id,
+  eventId: z.string().describe("the provider's event reference"),
+  amount: doc.money,
+  status: z.string().describe("PENDING, COMPLETED or FAILED"),
+  currency: z.string().describe("fiat code (NGN, …) or token (USDC, …)"),
+  createdAt: doc.timestamp,
+  updatedAt: doc.timestamp,
+  paymentReference: z.string().optional().describe("bank deposits"),
+  tokenAddress: z.string().optional().describe("on-chain deposits"),
+  transactionHash: z.string().optional().describe("on-chain deposits"),
+  chainId: z.int().optional().describe("on-chain deposits"),
+});
 
 /** The contract's deposit record: its fields in order, the optional ones only when set, the amount a JSON number. */
 export function depositBody(deposit: Record<string, unknown>) {
@@ -20,5 +37,12 @@ export const depositRoutes: Route[] = [
     operation: `query ($id: ID!, $page: Int, $limit: Int) { user(id: $id) { deposits(page: $page, limit: $limit) { ${DEPOSIT_FIELDS} } } }`,
     variables: ({ params, query }) => ({ id: params.userId, page: integer(query.page), limit: integer(query.limit) }),
     result: (data) => data.user.deposits.map(depositBody),
+    docs: {
+      summary: "The user's deposit records, newest first",
+      params: doc.userParam,
+      query: doc.pageQuery,
+      response: z.array(Deposit),
+      errors: ["NOT_FOUND"],
+    },
   },
 ];

@@ -1,7 +1,21 @@
+import { z } from "zod";
+import { doc } from "../docs.js";
 import { integer, withNumbers, type Route } from "../route.js";
 
 const ENTRY = "id userId type currency amount balanceBefore balanceAfter referenceId createdAt";
 const MONEY = ["amount", "balanceBefore", "balanceAfter"] as const;
+
+const LedgerEntry = z.object({
+  id: doc.id,
+  userId: doc.id,
+  type: z.string().describe("DEPOSIT, CONVERSION, FEE, WITHDRAWAL, …"),
+  currency: z.string(),
+  amount: doc.money.describe("signed: credits positive, debits negative"),
+  balanceBefore: doc.money,
+  balanceAfter: doc.money,
+  referenceId: z.string().nullable(),
+  createdAt: doc.timestamp,
+});
 
 const asContractEntry = (entry: Record<string, unknown>) => withNumbers(entry, MONEY);
 
@@ -12,6 +26,13 @@ export const ledgerRoutes: Route[] = [
     operation: `query ($id: ID!, $page: Int, $limit: Int) { user(id: $id) { ledger(page: $page, limit: $limit) { ${ENTRY} } } }`,
     variables: ({ params, query }) => ({ id: params.userId, page: integer(query.page), limit: integer(query.limit) }),
     result: (data) => data.user.ledger.map(asContractEntry),
+    docs: {
+      summary: "The user's ledger entries, newest first",
+      params: doc.userParam,
+      query: doc.pageQuery,
+      response: z.array(LedgerEntry),
+      errors: ["NOT_FOUND"],
+    },
   },
   {
     method: "GET",
@@ -22,6 +43,15 @@ export const ledgerRoutes: Route[] = [
       valid: report.valid,
       chains: report.chains.map((chain: Record<string, unknown>) => withNumbers(chain, ["balance"])),
     }),
+    docs: {
+      summary: "Recompute the user's hash chains and check that their journals balance",
+      params: doc.userParam,
+      response: z.object({
+        valid: z.boolean(),
+        chains: z.array(z.object({ currency: z.string(), entries: z.int(), balance: doc.money, valid: z.boolean(), problems: z.array(z.string()) })),
+      }),
+      errors: ["NOT_FOUND"],
+    },
   },
   {
     method: "GET",
@@ -29,5 +59,10 @@ export const ledgerRoutes: Route[] = [
     operation: `query ($page: Int, $limit: Int) { transactions(page: $page, limit: $limit) { page pages total transactions { ${ENTRY} } } }`,
     variables: ({ query }) => ({ page: integer(query.page), limit: integer(query.limit) }),
     result: ({ transactions: page }) => ({ ...page, transactions: page.transactions.map(asContractEntry) }),
+    docs: {
+      summary: "Ledger entries of all the client's users, newest first",
+      query: doc.pageQuery,
+      response: z.object({ page: z.int(), pages: z.int(), total: z.int(), transactions: z.array(LedgerEntry) }),
+    },
   },
 ];

@@ -1,5 +1,7 @@
+import { CardSpend } from "../../cards/spending.js";
+import { withAmount } from "../docs.js";
 import type { Route } from "../route.js";
-import { asContractTransaction } from "./cards.js";
+import { CardTransaction, asContractTransaction } from "./cards.js";
 
 export const sandboxCardRoutes: Route[] = [
   {
@@ -10,5 +12,11 @@ export const sandboxCardRoutes: Route[] = [
     }`,
     variables: ({ body }) => ({ input: { userId: body.userId, amount: body.amount, description: body.description } }),
     result: (data) => asContractTransaction(data.simulateCardTransaction),
+    docs: {
+      summary: "Sandbox: a card payment, debited from the user's USD balance",
+      body: withAmount(CardSpend),
+      response: CardTransaction,
+      errors: ["NOT_FOUND", "INSUFFICIENT_FUNDS"],
+    },
   },
 ];

@@ -1,5 +1,9 @@
+import { SimulateDeposit } from "../../sandbox/deposits.js";
+import { doc, withAmount } from "../docs.js";
 import type { Route } from "../route.js";
-import { DEPOSIT_FIELDS, depositBody } from "./deposits.js";
+import { DEPOSIT_FIELDS, Deposit, depositBody } from "./deposits.js";
+
+const DEPOSIT_ID = { id: "the deposit's id" };
 
 export const sandboxDepositRoutes: Route[] = [
   {
@@ -9,6 +13,13 @@ export const sandboxDepositRoutes: Route[] = [
     variables: ({ body }) => ({ input: { userId: body.userId, currency: body.currency, amount: body.amount, chainId: body.chainId } }),
     result: (data) => depositBody(data.simulateDeposit),
     status: 201,
+    docs: {
+      summary: "Sandbox: a deposit arrives (PENDING; it settles by itself after SANDBOX_SETTLE_MS)",
+      description: "A fiat currency needs the user's virtual account in it; a token (USDC, …) arrives on `chainId`.",
+      body: withAmount(SimulateDeposit),
+      response: Deposit,
+      errors: ["NOT_FOUND"],
+    },
   },
   {
     method: "POST",
@@ -16,6 +27,12 @@ export const sandboxDepositRoutes: Route[] = [
     operation: `mutation ($id: ID!) { completeDeposit(id: $id) { ${DEPOSIT_FIELDS} } }`,
     variables: ({ params }) => ({ id: params.id }),
     result: (data) => depositBody(data.completeDeposit),
+    docs: {
+      summary: "Sandbox: the deposit completes: credited, converted and forwarded",
+      params: DEPOSIT_ID,
+      response: Deposit,
+      errors: ["NOT_FOUND", "CONFLICT"],
+    },
   },
   {
     method: "POST",
@@ -23,5 +40,12 @@ export const sandboxDepositRoutes: Route[] = [
     operation: `mutation ($id: ID!, $reason: String) { failDeposit(id: $id, reason: $reason) { ${DEPOSIT_FIELDS} } }`,
     variables: ({ params, body }) => ({ id: params.id, reason: body.reason }),
     result: (data) => depositBody(data.failDeposit),
+    docs: {
+      summary: "Sandbox: the deposit fails",
+      params: DEPOSIT_ID,
+      body: doc.sandboxFailure,
+      response: Deposit,
+      errors: ["NOT_FOUND", "CONFLICT"],
+    },
   },
 ];

@@ -1,6 +1,19 @@
+import { z } from "zod";
+import { CreateUser } from "../../users/service.js";
+import { doc } from "../docs.js";
 import { integer, type Route } from "../route.js";
 
 const USER = "id createdAt updatedAt firstName lastName phoneNumber email clientId";
+const User = z.object({
+  id: doc.id,
+  createdAt: doc.timestamp,
+  updatedAt: doc.timestamp,
+  firstName: z.string(),
+  lastName: z.string(),
+  phoneNumber: z.string().describe("E.164"),
+  email: z.string(),
+  clientId: doc.id,
+});
 
 export const userRoutes: Route[] = [
   {
@@ -12,6 +25,12 @@ export const userRoutes: Route[] = [
     }),
     result: (data) => data.createUser,
     status: 201,
+    docs: {
+      summary: "Register an end user",
+      description: "A second user with the same e-mail under the client is a 400. `dob` (YYYY-MM-DD) is kept, not returned.",
+      body: CreateUser,
+      response: User,
+    },
   },
   {
     method: "GET",
@@ -19,6 +38,7 @@ export const userRoutes: Route[] = [
     operation: `query ($page: Int, $limit: Int) { users(page: $page, limit: $limit) { ${USER} } }`,
     variables: ({ query }) => ({ page: integer(query.page), limit: integer(query.limit) }),
     result: (data) => data.users,
+    docs: { summary: "List the client's users (default 10 per page)", query: doc.pageQuery, response: z.array(User) },
   },
   {
     method: "GET",
@@ -26,5 +46,6 @@ export const userRoutes: Route[] = [
     operation: `query ($id: ID!) { user(id: $id) { ${USER} } }`,
     variables: ({ params }) => ({ id: params.userId }),
     result: (data) => data.user,
+    docs: { summary: "Get a user", params: doc.userParam, response: User, errors: ["NOT_FOUND"] },
   },
 ];

@@ -1,9 +1,35 @@
 import { pickKeys } from "../pick-keys.js";
+import { z } from "zod";
+import { CreateVirtualAccount } from "../../accounts/virtual-account-service.js";
+import { doc } from "../docs.js";
 import type { Route } from "../route.js";
 
 const COMMON = ["id", "userId", "currency", "createdAt", "destinationAsset", "destinationNetwork", "destinationAddress"] as const;
 const NGN_SHAPE = [...COMMON, "accountName", "accountNumber", "bankName", "bankCode"] as const;
 const FIAT_SHAPE = [...COMMON, "bankName", "accountNumber", "routingNumber", "accountHolderName", "accountHolderType", "bankAddress"] as const;
+
+const common = {
+  id: doc.id,
+  userId: doc.id,
+  currency: z.string(),
+  createdAt: doc.timestamp,
+  destinationAsset: z.string().describe("USDC, USDT or DAI"),
+  destinationNetwork: z.string().describe("ETHEREUM, POLYGON, BASE, ARBITRUM or OPTIMISM"),
+  destinationAddress: z.string(),
+};
+/** The two shapes of the contract: NGN, and the bank shape of USD, EUR, MXN, BRL. */
+export const VirtualAccount = z.union([
+  z.object({ ...common, accountName: z.string(), accountNumber: z.string(), bankName: z.string(), bankCode: z.string() }),
+  z.object({
+    ...common,
+    bankName: z.string(),
+    accountNumber: z.string(),
+    routingNumber: z.string(),
+    accountHolderName: z.string(),
+    accountHolderType: z.string().describe("individual"),
+    bankAddress: z.string(),
+  }),
+]);
 
 /** Every field of both shapes; the body keeps those of the account's currency. */
 export const VIRTUAL_ACCOUNT_FIELDS = [...new Set([...NGN_SHAPE, ...FIAT_SHAPE])].join(" ");
@@ -28,5 +54,13 @@ export const virtualAccountRoutes: Route[] = [
       },
     }),
     result: (data) => virtualAccountBody(data.createVirtualAccount),
+    docs: {
+      summary: "Open a virtual bank account whose deposits are converted and forwarded on-chain",
+      description: "Fiat that arrives is converted at once to `destinationAsset` and sent to the address (default: the user's wallet).",
+      params: { currency: "NGN, USD, EUR, MXN or BRL, any case" },
+      body: CreateVirtualAccount,
+      response: VirtualAccount,
+      errors: ["NOT_FOUND", "PROVIDER_ERROR"],
+    },
   },
 ];

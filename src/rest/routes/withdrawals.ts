@@ -1,8 +1,26 @@
+import { z } from "zod";
+import { BankWithdrawal, NgnWithdrawal, UsdcWithdrawal } from "../../withdrawals/validation.js";
+import { doc, withAmount } from "../docs.js";
 import { pickKeys } from "../pick-keys.js";
 import { integer, withNumbers, type Route } from "../route.js";
 
 const RECORD = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "createdAt", "updatedAt"] as const;
 const WITHDRAWAL_FIELDS = RECORD.join(" ");
+
+const Withdrawal = z.object({
+  reference: z.string(),
+  userId: doc.id,
+  type: z.string().describe("BANK, NGN_BANK or USDC"),
+  currency: z.string(),
+  amount: doc.money,
+  fee: doc.money,
+  status: z.string().describe("PENDING, PROCESSING, COMPLETED or FAILED"),
+  destination: z.string().describe("the account paid, masked: ****6789, or the ends of the address: 0xA0b8…eB48"),
+  failureReason: z.string().nullable(),
+  createdAt: doc.timestamp,
+  updatedAt: doc.timestamp,
+});
+const REFERENCE = { reference: "the withdrawal's reference" };
 
 /** The withdrawal record of §6, money as JSON numbers. */
 const withdrawalBody = (withdrawal: Record<string, unknown>) => withNumbers(pickKeys(withdrawal, RECORD), ["amount", "fee"]);
@@ -19,6 +37,10 @@ export const withdrawalRoutes: Route[] = [
       supportedCurrencies: data.supportedWithdrawalCurrencies.map((c) => c.code),
       description: Object.fromEntries(data.supportedWithdrawalCurrencies.map((c) => [c.code, c.name])),
     }),
+    docs: {
+      summary: "Currencies of bank withdrawals",
+      response: z.object({ supportedCurrencies: z.array(z.string()), description: z.record(z.string(), z.string()) }),
+    },
   },
   {
     method: "POST",
@@ -44,6 +66,21 @@ export const withdrawalRoutes: Route[] = [
       status: w.status,
     }),
     errors: LEGACY_FUNDS_ERROR,
+    docs: {
+      summary: "Withdraw to the user's own bank account",
+      description: "The holder's names and date of birth must match the user. Bank details are checked per currency (ABA, IBAN/BIC, CLABE, BRL bank-branch).",
+      params: { currency: "USD, EUR, MXN or BRL, any case" },
+      body: withAmount(BankWithdrawal),
+      response: z.object({
+        success: z.boolean(),
+        message: z.string(),
+        currency: z.string(),
+        amount: doc.money,
+        reference: z.string(),
+        status: z.string(),
+      }),
+      errors: ["NOT_FOUND", "INSUFFICIENT_FUNDS"],
+    },
   },
   {
     method: "POST",
@@ -62,6 +99,12 @@ export const withdrawalRoutes: Route[] = [
     }),
     result: (data) => withdrawalBody(data.withdrawNgn),
     errors: LEGACY_FUNDS_ERROR,
+    docs: {
+      summary: "Withdraw NGN to a Nigerian bank account (NUBAN)",
+      body: withAmount(NgnWithdrawal),
+      response: Withdrawal,
+      errors: ["NOT_FOUND", "INSUFFICIENT_FUNDS"],
+    },
   },
   {
     method: "POST",
@@ -72,6 +115,12 @@ export const withdrawalRoutes: Route[] = [
     }),
     result: (data) => withdrawalBody(data.withdrawUsdc),
     errors: LEGACY_FUNDS_ERROR,
+    docs: {
+      summary: "Withdraw USDC on-chain",
+      body: withAmount(UsdcWithdrawal),
+      response: Withdrawal,
+      errors: ["NOT_FOUND", "INSUFFICIENT_FUNDS"],
+    },
   },
   {
     method: "GET",
@@ -79,6 +128,13 @@ export const withdrawalRoutes: Route[] = [
     operation: `query ($id: ID!, $page: Int, $limit: Int) { user(id: $id) { withdrawals(page: $page, limit: $limit) { ${WITHDRAWAL_FIELDS} } } }`,
     variables: ({ params, query }) => ({ id: params.userId, page: integer(query.page), limit: integer(query.limit) }),
     result: (data) => data.user.withdrawals.map(withdrawalBody),
+    docs: {
+      summary: "The user's withdrawals, newest first",
+      params: doc.userParam,
+      query: doc.pageQuery,
+      response: z.array(Withdrawal),
+      errors: ["NOT_FOUND"],
+    },
   },
   {
     method: "GET",
@@ -86,6 +142,7 @@ export const withdrawalRoutes: Route[] = [
     operation: `query ($reference: String!) { withdrawal(reference: $reference) { ${WITHDRAWAL_FIELDS} } }`,
     variables: ({ params }) => ({ reference: params.reference }),
     result: (data) => withdrawalBody(data.withdrawal),
+    docs: { summary: "A withdrawal's status", params: REFERENCE, response: Withdrawal, errors: ["NOT_FOUND"] },
   },
 ];
 
@@ -96,6 +153,7 @@ export const sandboxWithdrawalRoutes: Route[] = [
     operation: `mutation ($reference: String!) { completeWithdrawal(reference: $reference) { ${WITHDRAWAL_FIELDS} } }`,
     variables: ({ params }) => ({ reference: params.reference }),
     result: (data) => withdrawalBody(data.completeWithdrawal),
+    docs: { summary: "Sandbox: the payout succeeds", params: REFERENCE, response: Withdrawal, errors: ["NOT_FOUND", "CONFLICT"] },
   },
   {
     method: "POST",
@@ -103,5 +161,12 @@ export const sandboxWithdrawalRoutes: Route[] = [
     operation: `mutation ($reference: String!, $reason: String) { failWithdrawal(reference: $reference, reason: $reason) { ${WITHDRAWAL_FIELDS} } }`,
     variables: ({ params, body }) => ({ reference: params.reference, reason: body.reason }),
     result: (data) => withdrawalBody(data.failWithdrawal),
+    docs: {
+      summary: "Sandbox: the payout fails and the amount returns to the balance",
+      params: REFERENCE,
+      body: doc.sandboxFailure,
+      response: Withdrawal,
+      errors: ["NOT_FOUND", "CONFLICT"],
+    },
   },
 ];

@@ -1,0 +1,68 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Server } from "node:http";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { Gauge } from "prom-client";
+import type pg from "pg";
+import type { Metrics } from "./metrics.js";
+
+/**
+ * Counts and times every HTTP request by its route pattern (`/v1/user/:userId`), never by its URL:
+ * ids in paths would make a series per resource. Requests no route matched share one label.
+ */
+export function httpMetrics(metrics: Metrics): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const stopTimer = metrics.httpDuration.startTimer();
+    res.once("finish", () => {
+      const labels = { method: req.method, route: routeOf(req), status: String(res.statusCode) };
+      stopTimer(labels);
+      metrics.httpRequests.inc(labels);
+    });
+    next();
+  };
+}
+
+function routeOf(req: Request): string {
+  if (req.route?.path) return `${req.baseUrl}${String(req.route.path)}`;
+  return req.baseUrl || "unmatched";
+}
+
+/** GET /metrics in Prometheus text format; with a token configured, only for `Authorization: Bearer <token>`. */
+export function metricsEndpoint(metrics: Metrics, token: string | undefined): RequestHandler {
+  return async (req: Request, res: Response) => {
+    if (token !== undefined && !sameSecret(bearerToken(req), token)) {
+      res.setHeader("WWW-Authenticate", 'Bearer realm="metrics"');
+      res.status(401).json({ error: "A valid bearer token is required" });
+      return;
+    }
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  };
+}
+
+const bearerToken = (req: Request) => /^Bearer (.+)$/.exec(req.get("authorization") ?? "")?.[1] ?? "";
+
+/** Compared as digests: equal lengths for timingSafeEqual, and no timing difference by length. */
+function sameSecret(given: string, expected: string): boolean {
+  const digest = (value: string) => createHash("sha256").update(value).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+/** Websocket connections (every upgrade on this server is graphql-ws) and, on PostgreSQL, the pool's use. */
+export function observeServer(metrics: Metrics, httpServer: Server, pool: pg.Pool | undefined) {
+  httpServer.on("upgrade", (_req, socket) => {
+    metrics.websocketConnections.inc();
+    socket.once("close", () => metrics.websocketConnections.dec());
+  });
+  if (!pool) return;
+  const poolGauge = (name: string, help: string, read: () => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [metrics.registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  poolGauge("db_pool_connections", "PostgreSQL connections open in the pool", () => pool.totalCount);
+  poolGauge("db_pool_idle_connections", "PostgreSQL connections idle in the pool", () => pool.idleCount);
+  poolGauge("db_pool_waiting_requests", "Queries waiting for a pool connection", () => pool.waitingCount);
+}

@@ -1,0 +1,195 @@
+import { z } from "zod";
+import { ERROR_CODES, type ErrorCode } from "../errors.js";
+import type { DocumentedEndpoint } from "./docs.js";
+
+type JsonSchema = Record<string, unknown>;
+type SecurityRequirement = Record<string, string[]>;
+type Parameter = { name: string; in: "path" | "query" | "header"; required: boolean; description?: string; schema: JsonSchema };
+type Response = { description: string; content: { "application/json": { schema: JsonSchema } } };
+type Operation = {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  security?: SecurityRequirement[];
+  parameters: Parameter[];
+  requestBody?: { required: boolean; content: { "application/json": { schema: JsonSchema } } };
+  responses: Record<string, Response>;
+};
+export type OpenApiDocument = {
+  openapi: "3.1.0";
+  info: { title: string; version: string; description: string };
+  paths: Record<string, Partial<Record<"get" | "post" | "delete", Operation>>>;
+  components: { securitySchemes: Record<string, JsonSchema> };
+  security: SecurityRequirement[];
+};
+
+const ERROR_MEANINGS: Record<ErrorCode, string> = {
+  BAD_USER_INPUT: "invalid input: the message names the field",
+  UNAUTHENTICATED: "missing, unknown, revoked or expired credentials",
+  FORBIDDEN: "not allowed here (for example a sandbox helper with the sandbox off)",
+  NOT_FOUND: "unknown resource, or one of another client",
+  CONFLICT: "the resource's state does not allow it, or a request with this Idempotency-Key is still running",
+  IDEMPOTENCY_MISMATCH: "this Idempotency-Key was used with a different request",
+  PAYLOAD_TOO_LARGE: "body over 100 kB",
+  INSUFFICIENT_FUNDS: "the balance does not cover the amount",
+  RATE_LIMITED: "too many requests: retry after the Retry-After header's seconds",
+  PROVIDER_ERROR: "an external provider failed: `details` says what happened",
+  INTERNAL: "unexpected error",
+};
+
+/** Errors any route may answer. */
+const COMMON_ERRORS: ErrorCode[] = ["BAD_USER_INPUT", "RATE_LIMITED"];
+/** Errors the Idempotency-Key adds to every write. */
+const WRITE_ERRORS: ErrorCode[] = ["CONFLICT", "IDEMPOTENCY_MISMATCH"];
+
+const CREDENTIALS: SecurityRequirement[] = [{ apiKey: [] }, { clientAuth: [] }];
+const SECURITY: Record<NonNullable<DocumentedEndpoint["docs"]["auth"]>, SecurityRequirement[]> = {
+  credentials: CREDENTIALS,
+  session: [{ clientAuth: [] }],
+  public: [],
+  signature: [{ webhookSignature: [] }],
+};
+
+/** The OpenAPI 3.1 description of the given endpoints: the route table is the one source of the document. */
+export function openApiDocument(routes: readonly DocumentedEndpoint[]): OpenApiDocument {
+  const paths: OpenApiDocument["paths"] = {};
+  for (const route of routes) {
+    const path = route.path.replace(/:(\w+)/g, "{$1}");
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route) };
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Fintech Platform API",
+      version: "v1",
+      description:
+        "The /v1 REST surface. Every path runs a GraphQL operation of the schema served at /graphql " +
+        "(printed at /graphql/schema.graphql). Money is a JSON number here and an exact decimal string in GraphQL.",
+    },
+    paths,
+    components: {
+      securitySchemes: {
+        apiKey: { type: "apiKey", in: "header", name: "x-api-key", description: "A long-lived API key (`fpk_…`)." },
+        clientAuth: {
+          type: "apiKey",
+          in: "header",
+          name: "x-client-auth",
+          description: "A session JWT from POST /v1/client-auth/verify; wins over x-api-key when both are sent.",
+        },
+        webhookSignature: {
+          type: "apiKey",
+          in: "header",
+          name: "x-webhook-signature",
+          description: "Providers only: `t=<unix seconds>,v1=<hex HMAC-SHA256 of \"t.rawBody\">`, refused when older than 5 minutes.",
+        },
+      },
+    },
+    security: CREDENTIALS,
+  };
+}
+
+function operation(route: DocumentedEndpoint): Operation {
+  const { docs } = route;
+  const auth = docs.auth ?? "credentials";
+  // The Idempotency-Key is per client: only writes with a client's credentials take part.
+  const writes = route.method !== "GET" && (auth === "credentials" || auth === "session");
+  return {
+    operationId: operationId(route),
+    summary: docs.summary,
+    ...(docs.description ? { description: docs.description } : {}),
+    tags: [route.path.split("/")[2]],
+    ...(auth === "credentials" ? {} : { security: SECURITY[auth] }),
+    parameters: [...pathParameters(route), ...queryParameters(route), ...(writes ? [IDEMPOTENCY_KEY] : [])],
+    ...(docs.body ? { requestBody: { required: true, content: json(docs.body) } } : {}),
+    responses: {
+      [String(route.status ?? 200)]: { description: "Success", content: json(docs.response) },
+      ...errorResponses(route, [
+        ...COMMON_ERRORS,
+        ...(auth === "public" ? [] : (["UNAUTHENTICATED"] as const)),
+        ...(writes ? WRITE_ERRORS : []),
+        ...(docs.errors ?? []),
+      ]),
+    },
+  };
+}
+
+/** `GET /v1/user/:userId` → `getUserByUserId`: unique because method and path are. */
+function operationId(route: DocumentedEndpoint): string {
+  const words = route.path
+    .split("/")
+    .slice(2)
+    .map((segment) => (segment.startsWith(":") ? `by-${segment.slice(1)}` : segment))
+    .flatMap((segment) => segment.split(/[-_]/));
+  return [route.method.toLowerCase(), ...words.map((word) => word.charAt(0).toUpperCase() + word.slice(1))].join("");
+}
+
+function pathParameters(route: DocumentedEndpoint): Parameter[] {
+  return [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => ({
+    name,
+    in: "path",
+    required: true,
+    ...(route.docs.params?.[name] ? { description: route.docs.params[name] } : {}),
+    schema: { type: "string" },
+  }));
+}
+
+function queryParameters(route: DocumentedEndpoint): Parameter[] {
+  const query = route.docs.query;
+  if (!query) return [];
+  const schema = jsonSchema(query) as { properties: Record<string, JsonSchema>; required?: string[] };
+  return Object.entries(schema.properties).map(([name, { description, ...property }]) => ({
+    name,
+    in: "query",
+    required: schema.required?.includes(name) ?? false,
+    ...(typeof description === "string" ? { description } : {}),
+    schema: property,
+  }));
+}
+
+const IDEMPOTENCY_KEY: Parameter = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description: "Makes a retry safe: a repeated request with the same key and body gets the first answer (kept 24 h).",
+  schema: { type: "string", minLength: 1, maxLength: 255 },
+};
+
+/**
+ * One response per status. The body follows the route's overrides of the contract: `{error}` by
+ * default, `{message}` where the contract says so (the key revoke 404), with `details` when the error has them.
+ */
+function errorResponses(route: DocumentedEndpoint, codes: readonly ErrorCode[]): Record<string, Response> {
+  const byStatus = new Map<number, { meanings: string[]; field: string }>();
+  for (const code of new Set(codes)) {
+    const override = route.errors?.[code] ?? {};
+    const status = override.status ?? ERROR_CODES[code];
+    const entry = byStatus.get(status) ?? { meanings: [], field: override.field ?? "error" };
+    entry.meanings.push(ERROR_MEANINGS[code]);
+    byStatus.set(status, entry);
+  }
+  return Object.fromEntries(
+    [...byStatus].map(([status, { meanings, field }]) => [
+      String(status),
+      {
+        description: meanings.join("; "),
+        content: {
+          "application/json": {
+            schema: {
+              type: "object",
+              properties: { [field]: { type: "string" }, details: { type: "string" } },
+              required: [field],
+            },
+          },
+        },
+      },
+    ]),
+  );
+}
+
+const json = (schema: z.ZodType) => ({ "application/json": { schema: jsonSchema(schema) } });
+
+function jsonSchema(schema: z.ZodType): JsonSchema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
+  return rest;
+}

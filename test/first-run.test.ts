@@ -1,0 +1,47 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { startServerProcess, type ServerProcess } from "./support/server-process.js";
+
+// `npm start` as a developer runs it: its own process on an embedded database in a fresh DATA_DIR.
+let running: ServerProcess | undefined;
+afterEach(async () => {
+  await running?.stop();
+  running = undefined;
+});
+
+const start = async (dataDir: string) => {
+  running = await startServerProcess({ DATA_DIR: dataDir });
+  return running;
+};
+
+const printedKeys = (server: ServerProcess) => new Set(server.output.join("\n").match(/fpk_[0-9a-f]+\.[\w-]+/g) ?? []);
+
+/** The one key the start printed (in the key line and the curl line). */
+function printedKey(server: ServerProcess): string {
+  const keys = [...printedKeys(server)];
+  expect(keys).toHaveLength(1);
+  return keys[0]!;
+}
+
+describe("the first start on a new embedded database", () => {
+  it("prints one API key with a curl line, and the key works at once", async () => {
+    const server = await start(mkdtempSync(join(tmpdir(), "fintech-first-run-")));
+    const key = printedKey(server);
+    expect(server.output.join("\n")).toContain(`curl -s ${server.url}/v1/api-keys -H 'x-api-key: ${key}'`);
+
+    const res = await fetch(`${server.url}/v1/api-keys`, { headers: { "x-api-key": key } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual([expect.objectContaining({ prefix: key.split(".")[0], revokedAt: null })]);
+  });
+
+  it("prints no new key on the next start, and the first key still works", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "fintech-first-run-"));
+    const key = printedKey(await start(dataDir));
+    await running!.stop();
+    const again = await start(dataDir);
+    expect(printedKeys(again).size).toBe(0);
+    expect((await fetch(`${again.url}/v1/api-keys`, { headers: { "x-api-key": key } })).status).toBe(200);
+  });
+});

@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { completeDeposit, simulateUsdDeposit, userWithUsdAccount } from "./support/deposit-updates.js";
+import { gql, rest } from "./support/http.js";
+import { newTenant, startServer, testDatabaseUrl, type TestServer } from "./support/server.js";
+import { SUBSCRIBE_SETTLE_MS, subscribeWs } from "./support/subscriptions.js";
+import { bankWithdrawalBody, fundedUser } from "./support/withdrawals.js";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server?.stop());
+
+/** The scrape as `name{labels}` → value, labels in the order the server writes them. */
+async function scrape(target: TestServer = server, headers: Record<string, string> = {}) {
+  const res = await fetch(`${target.url}/metrics`, { headers });
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+  const samples = new Map<string, number>();
+  for (const line of (await res.text()).split("\n")) {
+    const sample = /^([a-zA-Z_:][\w:]*(?:\{.*\})?) (\S+)$/.exec(line);
+    if (sample) samples.set(sample[1], Number(sample[2]));
+  }
+  return samples;
+}
+
+/** How much each named series moved while `work` ran. */
+async function deltas(series: string[], work: () => Promise<unknown>) {
+  const before = await scrape();
+  await work();
+  const after = await scrape();
+  return Object.fromEntries(series.map((name) => [name, (after.get(name) ?? 0) - (before.get(name) ?? 0)]));
+}
+
+describe("GET /metrics", () => {
+  it("counts HTTP requests by route pattern and status, never by the ids in the URL", async () => {
+    const tenant = await newTenant(server);
+    const unknownUser = crypto.randomUUID();
+    const notFound = 'http_requests_total{method="GET",route="/v1/user/:userId",status="404"}';
+    const timed = 'http_request_duration_seconds_count{method="GET",route="/v1/user/:userId",status="404"}';
+    const moved = await deltas([notFound, timed], () => rest(server, "GET", `/v1/user/${unknownUser}`, { headers: tenant.headers }));
+    expect(moved).toEqual({ [notFound]: 1, [timed]: 1 });
+    expect([...(await scrape()).keys()].some((name) => name.includes(unknownUser))).toBe(false);
+  });
+
+  it("counts GraphQL operations and their errors by operation name", async () => {
+    const tenant = await newTenant(server);
+    const moved = await deltas(
+      [
+        'graphql_envelop_request{operationName="Probe",operationType="query"}',
+        'graphql_envelop_request{operationName="Broken",operationType="query"}',
+      ],
+      async () => {
+        await gql(server, "query Probe { me { id } }", {}, tenant.headers);
+        await gql(server, 'query Broken { user(id: "not-a-uuid") { id } }', {}, tenant.headers);
+      },
+    );
+    expect(Object.values(moved)).toEqual([1, 1]);
+    const errors = [...(await scrape())].filter(([name]) => name.startsWith("graphql_envelop_error_result") && name.includes('operationName="Broken"'));
+    expect(errors.map(([, value]) => value)).toEqual([1]);
+  });
+
+  it("counts deposits by status, withdrawals and ledger journals where they happen", async () => {
+    const tenant = await newTenant(server);
+    const userId = await userWithUsdAccount(server, tenant);
+    const series = [
+      'fintech_deposits_total{status="PENDING"}',
+      'fintech_deposits_total{status="COMPLETED"}',
+      'fintech_ledger_journals_total{type="DEPOSIT"}',
+      'fintech_withdrawals_total{type="BANK",status="PENDING"}',
+      'fintech_ledger_journals_total{type="WITHDRAWAL"}',
+      'fintech_provider_webhooks_total{provider="sandbox-fiat",outcome="applied"}',
+    ];
+    const moved = await deltas(series, async () => {
+      await completeDeposit(server, tenant, await simulateUsdDeposit(server, tenant, userId, 25));
+      // The deposit was converted and forwarded on-chain: the withdrawal needs a user with dollars.
+      const payee = await fundedUser(server, tenant, "USD", "10");
+      const res = await rest(server, "POST", "/v1/withdrawal/usd", { headers: tenant.headers, body: bankWithdrawalBody(payee, "USD", 5) });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    });
+    expect(moved).toMatchObject({
+      'fintech_deposits_total{status="PENDING"}': 1,
+      'fintech_deposits_total{status="COMPLETED"}': 1,
+      'fintech_withdrawals_total{type="BANK",status="PENDING"}': 1,
+      'fintech_ledger_journals_total{type="WITHDRAWAL"}': 1,
+    });
+    expect(moved['fintech_ledger_journals_total{type="DEPOSIT"}']).toBeGreaterThanOrEqual(1);
+  });
+
+  it("shows open websocket connections", async () => {
+    const tenant = await newTenant(server);
+    const before = (await scrape()).get("websocket_connections")!;
+    const subscriber = subscribeWs(server.url, tenant.headers, "subscription { depositUpdated { id } }");
+    await new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_SETTLE_MS));
+    expect((await scrape()).get("websocket_connections")).toBe(before + 1);
+    subscriber.close();
+    await expect.poll(async () => (await scrape()).get("websocket_connections")).toBe(before);
+  });
+
+  it.skipIf(!testDatabaseUrl)("shows the PostgreSQL pool's connections (PostgreSQL only: the embedded database has no pool)", async () => {
+    const samples = await scrape();
+    expect(samples.get("db_pool_connections")).toBeGreaterThanOrEqual(1);
+    expect(samples.has("db_pool_idle_connections")).toBe(true);
+    expect(samples.get("db_pool_waiting_requests")).toBe(0);
+  });
+});
+
+describe("GET /metrics with METRICS_TOKEN set", () => {
+  const token = "metrics-token-for-the-test-0123456789";
+  let guarded: TestServer;
+  beforeAll(async () => {
+    guarded = await startServer({ env: { METRICS_TOKEN: token } });
+  });
+  afterAll(() => guarded?.stop());
+
+  it.each<{ sent: string; headers: Record<string, string>; status: number }>([
+    { sent: "no Authorization header", headers: {}, status: 401 },
+    { sent: "another token", headers: { authorization: "Bearer metrics-token-for-the-test-0123456780" }, status: 401 },
+    { sent: "the token without the Bearer scheme", headers: { authorization: token }, status: 401 },
+    { sent: "the token", headers: { authorization: `Bearer ${token}` }, status: 200 },
+  ])("answers $status to $sent", async ({ headers, status }) => {
+    const res = await fetch(`${guarded.url}/metrics`, { headers });
+    expect(res.status).toBe(status);
+    if (status === 401) expect(await res.json()).toEqual({ error: expect.any(String) });
+    else expect(await res.text()).toContain("http_requests_total");
+  });
+});
