@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { Socket } from "node:net";
 import express from "express";
 import { Redis } from "ioredis";
+import { serveAdminSocket } from "./admin/socket.js";
 import type { Config } from "./config.js";
 import { embeddedDataDir, openDatabase, type Database } from "./db/database.js";
 import { createGraphQLServer } from "./graphql/yoga.js";
@@ -62,6 +63,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     logger,
   });
   const services = createServices({ prisma: db.prisma, config, logger, mailer, providers, events: bus.events });
+  const admin = db.lockedDataDir ? await serveAdminSocket({ dataDir: db.lockedDataDir, prisma: db.prisma, keys: services.keys, logger }) : undefined;
   const yoga = createGraphQLServer({
     prisma: db.prisma,
     services,
@@ -130,6 +132,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
       mailer.close();
       redis?.disconnect();
       await bus.close();
+      await admin?.close();
       await db.close();
     },
   };

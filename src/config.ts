@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
+import { makePrivateDir } from "./db/private-dir.js";
 
 const booleanFlag = z
   .enum(["1", "0", "true", "false", "on", "off", "yes", "no"])
@@ -55,11 +56,21 @@ export class ConfigError extends Error {}
 /** Secrets that production must be given; elsewhere they are generated once and kept in DATA_DIR. */
 function persistedSecret(dataDir: string, name: string, make: () => string): string {
   const file = join(dataDir, `${name}.secret`);
-  if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  mkdirSync(dataDir, { recursive: true });
-  const value = make();
-  writeFileSync(file, value, { mode: 0o600 });
-  return value;
+  if (!existsSync(file)) {
+    makePrivateDir(dataDir);
+    // Written whole under a temporary name, then linked into place (fails if it exists): two
+    // processes starting together (the server and client:create) end with the same secret.
+    const temporary = `${file}.${process.pid}`;
+    writeFileSync(temporary, make(), { mode: 0o600 });
+    try {
+      linkSync(temporary, file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    } finally {
+      unlinkSync(temporary);
+    }
+  }
+  return readFileSync(file, "utf8").trim();
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
