@@ -42,6 +42,8 @@ export type Config = {
   encryptionKey: Buffer;
   custodianMasterKey?: string;
   webhookSecret: string;
+  /** `WEBHOOK_SECRET_<PROVIDER>` values by variable name; a provider without one uses a secret derived from webhookSecret. */
+  webhookProviderSecrets: Record<string, string>;
   smtpUrl?: string;
   mailFrom: string;
   sandbox: boolean;
@@ -73,6 +75,14 @@ function persistedSecret(dataDir: string, name: string, make: () => string): str
   return readFileSync(file, "utf8").trim();
 }
 
+/** `WEBHOOK_SECRET_<PROVIDER>` variables (see src/webhooks/secrets.ts), each held to the rule of WEBHOOK_SECRET. */
+function webhookProviderSecrets(env: NodeJS.ProcessEnv): Record<string, string> {
+  const entries = Object.entries(env).filter((entry): entry is [string, string] => /^WEBHOOK_SECRET_[A-Z0-9_]+$/.test(entry[0]) && !!entry[1]);
+  const invalid = entries.filter(([, value]) => !secret.safeParse(value).success).map(([name]) => `  ${name}: must be at least 32 characters`);
+  if (invalid.length) throw new ConfigError(`Invalid configuration:\n${invalid.join("\n")}`);
+  return Object.fromEntries(entries);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(
     Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== "")),
@@ -82,6 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const e = parsed.data;
+  const providerSecrets = webhookProviderSecrets(env);
   const production = e.NODE_ENV === "production";
   const dataDir = resolve(e.DATA_DIR);
   if (production) {
@@ -101,6 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryptionKey: Buffer.from(e.ENCRYPTION_KEY ?? generated("encryption", 32), "hex"),
     custodianMasterKey: e.CUSTODIAN_MASTER_KEY,
     webhookSecret: e.WEBHOOK_SECRET ?? generated("webhook", 32),
+    webhookProviderSecrets: providerSecrets,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     sandbox: e.SANDBOX ?? !production,
