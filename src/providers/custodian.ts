@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { makePrivateDir } from "../db/private-dir.js";
 import { join } from "node:path";
 import { HDKey } from "@scure/bip32";
 import { bytesToHex, type Address } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
+import { makePrivateDir } from "../db/private-dir.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { decrypt, encrypt } from "./encryption.js";
 
