@@ -8,6 +8,7 @@ import { startServerProcess, SHARED_SECRETS, type ServerProcess } from "./suppor
 
 // These tests are about the embedded database: every process gets an explicit environment without
 // DATABASE_URL, so they run on PGlite under a temporary DATA_DIR whatever TEST_DATABASE_URL says.
+// Each test starts several processes (a few seconds each, more on a busy machine): hence the long timeouts.
 
 const run = promisify(execFile);
 const newDataDir = () => join(mkdtempSync(join(tmpdir(), "fintech-embedded-")), "data");
@@ -51,7 +52,7 @@ function expectPrivate(dir: string) {
   expect(loose).toEqual([]);
 }
 
-describe("embedded database: one process holds the data directory", () => {
+describe("embedded database: one process holds the data directory", { timeout: 120_000 }, () => {
   it("client:create goes through the running server: its key works at once and after a restart", async () => {
     const dataDir = newDataDir();
     let server = await serverOn(dataDir);
@@ -111,7 +112,7 @@ describe("embedded database: one process holds the data directory", () => {
   });
 });
 
-describe("embedded database: the data directory is private", () => {
+describe("embedded database: the data directory is private", { timeout: 120_000 }, () => {
   it("keeps DATA_DIR and everything in it 0700 (directories) / 0600 (files), while running and after", async () => {
     const dataDir = newDataDir();
     const server = await serverOn(dataDir);

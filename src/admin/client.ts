@@ -13,9 +13,13 @@ export function createClientThroughServer(dataDir: string, input: { email: strin
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
         res.on("end", () => {
-          const answer = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-          if (res.statusCode === 201) resolve(answer as CreatedClient);
-          else reject(new AdminRequestError(`The server refused: ${answer.error ?? res.statusCode}`));
+          try {
+            const answer = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+            if (res.statusCode === 201) resolve(answer as CreatedClient);
+            else reject(new AdminRequestError(`The server refused: ${answer.error ?? res.statusCode}`));
+          } catch {
+            reject(new AdminRequestError(`The server answered ${res.statusCode} without JSON`));
+          }
         });
         res.on("error", reject);
       },

@@ -13,6 +13,9 @@ export type LockHolder = { pid: number; role: "server" | "tool"; command: string
  */
 const STALE_MS = 10_000;
 const UPDATE_MS = 2_000;
+/** A tool (client:create) holds the directory for a few seconds: a process that finds one waits this long. */
+const TOOL_WAIT_MS = 30_000;
+const RETRY_MS = 500;
 
 const lockPath = (dataDir: string) => join(dataDir, "embedded.lock");
 const holderPath = (dataDir: string) => join(dataDir, "embedded.lock.holder.json");
@@ -55,31 +58,32 @@ function holderIsGone(holder: LockHolder | undefined): boolean {
   }
 }
 
-function acquire(dataDir: string, waitForStale: boolean, onLost: (err: Error) => void) {
+function acquire(dataDir: string, waitMs: number, onLost: (err: Error) => void) {
   return lockfile.lock(dataDir, {
     lockfilePath: lockPath(dataDir),
     realpath: false,
     stale: STALE_MS,
     update: UPDATE_MS,
-    retries: waitForStale ? { retries: Math.ceil(STALE_MS / 500) + 4, factor: 1, minTimeout: 500, maxTimeout: 500 } : 0,
+    retries: { retries: Math.ceil(waitMs / RETRY_MS), factor: 1, minTimeout: RETRY_MS, maxTimeout: RETRY_MS },
     onCompromised: onLost,
   });
 }
 
 /**
- * Holds `dataDir` for this process, or throws DataDirBusyError naming the process that does. A lock
- * left by a process that died on this machine is taken over once stale (waiting up to STALE_MS).
+ * Holds `dataDir` for this process, or throws DataDirBusyError naming the process that does. It
+ * waits for a tool to finish, and for the lock of a process that died on this machine to go stale.
  */
 export async function lockDataDir(dataDir: string, role: LockHolder["role"], onLost: (err: Error) => void): Promise<DataDirLock> {
   let release: () => Promise<void>;
   try {
-    release = await acquire(dataDir, false, onLost);
+    release = await acquire(dataDir, 0, onLost);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ELOCKED") throw err;
     const holder = readLockHolder(dataDir);
-    if (!holderIsGone(holder)) throw new DataDirBusyError(dataDir, holder);
+    const waitMs = holderIsGone(holder) ? STALE_MS + 2_000 : holder?.role === "tool" ? TOOL_WAIT_MS : 0;
+    if (!waitMs) throw new DataDirBusyError(dataDir, holder);
     try {
-      release = await acquire(dataDir, true, onLost);
+      release = await acquire(dataDir, waitMs, onLost);
     } catch (retryErr) {
       if ((retryErr as NodeJS.ErrnoException).code !== "ELOCKED") throw retryErr;
       throw new DataDirBusyError(dataDir, readLockHolder(dataDir));
