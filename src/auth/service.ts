@@ -11,7 +11,6 @@ import type { Credentials } from "./credentials.js";
 import { SessionTokens } from "./jwt.js";
 import { assertMayRequestCode, assertMayVerify, OTP_MAX_ATTEMPTS, OTP_TTL_MS, OTP_WINDOW_MS, type RecentCode } from "./otp-limits.js";
 
-
 export type AuthenticatedClient = {
   clientId: string;
   method: "API_KEY" | "JWT";
