@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { createClientThroughServer } from "../src/admin/client.js";
-import type { CreatedClient } from "../src/admin/protocol.js";
+import { adminSocketPath, type CreatedClient } from "../src/admin/protocol.js";
 import { createClientWithKey } from "../src/clients/service.js";
 import { loadConfig } from "../src/config.js";
 import { embeddedDataDir, openDatabase } from "../src/db/database.js";
@@ -31,7 +31,8 @@ async function createThroughServer(dataDir: string, input: { email: string; name
       return await createClientThroughServer(dataDir, input);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if ((code !== "ENOENT" && code !== "ECONNREFUSED") || Date.now() > deadline) throw err;
+      if (code !== "ENOENT" && code !== "ECONNREFUSED") throw err;
+      if (Date.now() > deadline) throw new Error(`the server holding ${dataDir} does not answer on ${adminSocketPath(dataDir)} (see its log); stop it and run this again`);
       await sleep(250);
     }
   }

@@ -8,6 +8,8 @@ import type { Logger } from "../logger.js";
 import { adminSocketPath, CREATE_CLIENT_PATH, type CreatedClient } from "./protocol.js";
 
 const MAX_BODY_BYTES = 10_000;
+/** What a Unix socket path may hold on Linux (108) and macOS (104), less the terminating byte. */
+const MAX_SOCKET_PATH_BYTES = 103;
 
 export type AdminSocket = { close(): Promise<void> };
 
@@ -20,12 +22,22 @@ type Deps = { dataDir: string; prisma: PrismaClient; keys: ApiKeyService; logger
  */
 export async function serveAdminSocket(deps: Deps): Promise<AdminSocket> {
   const path = adminSocketPath(deps.dataDir);
+  const unavailable = (reason: string) => {
+    deps.logger.warn({ path, reason }, "admin socket unavailable: client:create cannot reach this server while it runs");
+    return { close: async () => undefined };
+  };
+  // Node cuts a longer socket path short instead of failing; the server still serves its API without it.
+  if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) return unavailable(`the path is longer than ${MAX_SOCKET_PATH_BYTES} bytes`);
   const server = createServer((req, res) => void handle(deps, req, res));
   rmSync(path, { force: true });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(path, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(path, () => resolve());
+    });
+  } catch (err) {
+    return unavailable(String(err));
+  }
   chmodSync(path, 0o600);
   return {
     close: () =>
