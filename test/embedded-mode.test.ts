@@ -1,9 +1,9 @@
 import { execFile } from "node:child_process";
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { startServerProcess, SHARED_SECRETS, type ServerProcess } from "./support/server-process.js";
 
 // These tests are about the embedded database: every process gets an explicit environment without
@@ -11,7 +11,14 @@ import { startServerProcess, SHARED_SECRETS, type ServerProcess } from "./suppor
 // Each test starts several processes (a few seconds each, more on a busy machine): hence the long timeouts.
 
 const run = promisify(execFile);
-const newDataDir = () => join(mkdtempSync(join(tmpdir(), "fintech-embedded-")), "data");
+const temporaryDirs: string[] = [];
+afterAll(() => temporaryDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+function newDataDir(): string {
+  const parent = mkdtempSync(join(tmpdir(), "fintech-embedded-"));
+  temporaryDirs.push(parent);
+  return join(parent, "data");
+}
 
 /** `npm run client:create` as its own process; resolves to the API key it printed. */
 async function createClient(dataDir: string): Promise<string> {
