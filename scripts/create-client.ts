@@ -1,22 +1,63 @@
 // npm run client:create -- --email ops@example.com [--name "Acme"]
 // Creates (or finds) a client and prints one new API key. Uses the same database settings as the server.
+// On the embedded database, while a server holds the data directory, the server does it (admin socket).
+import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
+import { createClientThroughServer } from "../src/admin/client.js";
+import { adminSocketPath, type CreatedClient } from "../src/admin/protocol.js";
+import { createClientWithKey } from "../src/clients/service.js";
 import { loadConfig } from "../src/config.js";
 import { embeddedDataDir, openDatabase } from "../src/db/database.js";
-import { createClientWithKey } from "../src/clients/service.js";
+import { DataDirBusyError } from "../src/db/embedded-lock.js";
 import { ApiKeyService } from "../src/keys/service.js";
 import { createLogger } from "../src/logger.js";
 
-const { values } = parseArgs({ options: { email: { type: "string" }, name: { type: "string" } } });
-if (!values.email) {
-  process.stderr.write("usage: npm run client:create -- --email you@example.com [--name \"Acme\"]\n");
-  process.exit(2);
+/** A server that has just taken the data directory opens its admin socket once its database is ready. */
+const SERVER_STARTUP_WAIT_MS = 30_000;
+
+async function createInDatabase(config: ReturnType<typeof loadConfig>, input: { email: string; name?: string }): Promise<CreatedClient> {
+  const db = await openDatabase({ url: config.databaseUrl, embeddedDir: embeddedDataDir(config.dataDir), role: "tool", logger: createLogger("warn") });
+  try {
+    return await createClientWithKey(db.prisma, new ApiKeyService(db.prisma), input);
+  } finally {
+    await db.close();
+  }
 }
-const config = loadConfig();
-const db = await openDatabase({ url: config.databaseUrl, embeddedDir: embeddedDataDir(config.dataDir), logger: createLogger("warn") });
-try {
-  const { client, apiKey } = await createClientWithKey(db.prisma, new ApiKeyService(db.prisma), { email: values.email, name: values.name });
+
+async function createThroughServer(dataDir: string, input: { email: string; name?: string }): Promise<CreatedClient> {
+  const deadline = Date.now() + SERVER_STARTUP_WAIT_MS;
+  for (;;) {
+    try {
+      return await createClientThroughServer(dataDir, input);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ECONNREFUSED") throw err;
+      if (Date.now() > deadline) throw new Error(`the server holding ${dataDir} does not answer on ${adminSocketPath(dataDir)} (see its log); stop it and run this again`);
+      await sleep(250);
+    }
+  }
+}
+
+async function main() {
+  const { values } = parseArgs({ options: { email: { type: "string" }, name: { type: "string" } } });
+  if (!values.email) {
+    process.stderr.write("usage: npm run client:create -- --email you@example.com [--name \"Acme\"]\n");
+    process.exit(2);
+  }
+  const input = { email: values.email, name: values.name };
+  const config = loadConfig();
+  let created: CreatedClient;
+  try {
+    created = await createInDatabase(config, input);
+  } catch (err) {
+    if (!(err instanceof DataDirBusyError) || err.holder?.role !== "server") throw err;
+    created = await createThroughServer(config.dataDir, input);
+  }
+  const { client, apiKey } = created;
   process.stdout.write(`client  ${client.id} <${client.email}>\napi key ${apiKey.key}\n(shown once; send it as the x-api-key header)\n`);
-} finally {
-  await db.close();
 }
+
+main().catch((err) => {
+  process.stderr.write(`client:create failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

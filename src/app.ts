@@ -3,6 +3,7 @@ import type { Socket } from "node:net";
 import express from "express";
 import { Redis } from "ioredis";
 import proxyAddr from "proxy-addr";
+import { serveAdminSocket } from "./admin/socket.js";
 import type { Config } from "./config.js";
 import { embeddedDataDir, openDatabase, type Database } from "./db/database.js";
 import { createGraphQLServer } from "./graphql/yoga.js";
@@ -68,6 +69,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
   });
   const metrics = createMetrics();
   const services = createServices({ prisma: db.prisma, sql: db.sql, config, logger, mailer, providers, events: bus.events, metrics });
+  const admin = db.lockedDataDir ? await serveAdminSocket({ dataDir: db.lockedDataDir, prisma: db.prisma, keys: services.keys, logger }) : undefined;
   const rateLimits = new RateLimits(
     {
       perClient: config.rateLimitPerMinute,
@@ -160,6 +162,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
       mailer.close();
       redis?.disconnect();
       await bus.close();
+      await admin?.close();
       await db.close();
     },
   };

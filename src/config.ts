@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
+import { makePrivateDir } from "./db/private-dir.js";
 
 const booleanFlag = z
   .enum(["1", "0", "true", "false", "on", "off", "yes", "no"])
@@ -51,6 +52,8 @@ export type Config = {
   encryptionKey: Buffer;
   custodianMasterKey?: string;
   webhookSecret: string;
+  /** `WEBHOOK_SECRET_<PROVIDER>` values by variable name; a provider without one uses a secret derived from webhookSecret. */
+  webhookProviderSecrets: Record<string, string>;
   smtpUrl?: string;
   mailFrom: string;
   sandbox: boolean;
@@ -73,11 +76,29 @@ export class ConfigError extends Error {}
 /** Secrets that production must be given; elsewhere they are generated once and kept in DATA_DIR. */
 function persistedSecret(dataDir: string, name: string, make: () => string): string {
   const file = join(dataDir, `${name}.secret`);
-  if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  mkdirSync(dataDir, { recursive: true });
-  const value = make();
-  writeFileSync(file, value, { mode: 0o600 });
-  return value;
+  if (!existsSync(file)) {
+    makePrivateDir(dataDir);
+    // Written whole under a temporary name, then linked into place (fails if it exists): two
+    // processes starting together (the server and client:create) end with the same secret.
+    const temporary = `${file}.${process.pid}`;
+    writeFileSync(temporary, make(), { mode: 0o600 });
+    try {
+      linkSync(temporary, file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    } finally {
+      unlinkSync(temporary);
+    }
+  }
+  return readFileSync(file, "utf8").trim();
+}
+
+/** `WEBHOOK_SECRET_<PROVIDER>` variables (see src/webhooks/secrets.ts), each held to the rule of WEBHOOK_SECRET. */
+function webhookProviderSecrets(env: NodeJS.ProcessEnv): Record<string, string> {
+  const entries = Object.entries(env).filter((entry): entry is [string, string] => /^WEBHOOK_SECRET_[A-Z0-9_]+$/.test(entry[0]) && !!entry[1]);
+  const invalid = entries.filter(([, value]) => !secret.safeParse(value).success).map(([name]) => `  ${name}: must be at least 32 characters`);
+  if (invalid.length) throw new ConfigError(`Invalid configuration:\n${invalid.join("\n")}`);
+  return Object.fromEntries(entries);
 }
 
 function trustProxySetting(value: string): boolean | number | string {
@@ -94,6 +115,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const e = parsed.data;
+  const providerSecrets = webhookProviderSecrets(env);
   const production = e.NODE_ENV === "production";
   const dataDir = resolve(e.DATA_DIR);
   if (production) {
@@ -113,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryptionKey: Buffer.from(e.ENCRYPTION_KEY ?? generated("encryption", 32), "hex"),
     custodianMasterKey: e.CUSTODIAN_MASTER_KEY,
     webhookSecret: e.WEBHOOK_SECRET ?? generated("webhook", 32),
+    webhookProviderSecrets: providerSecrets,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     sandbox: e.SANDBOX ?? !production,

@@ -26,6 +26,7 @@ import { DepositSettlement } from "./deposits/settlement.js";
 import { WebhookService } from "./webhooks/service.js";
 import { SandboxDeposits, ONCHAIN_WATCHER } from "./sandbox/deposits.js";
 import { webhookFeed } from "./sandbox/webhook-feed.js";
+import { webhookSecretFor } from "./webhooks/secrets.js";
 
 export type ServiceDeps = {
   prisma: PrismaClient;
@@ -89,16 +90,17 @@ function depositServices(
     metrics: deps.metrics,
     autoSettleAfterMs: deps.config.sandbox ? deps.config.sandboxSettleMs : null,
   });
+  const secretFor = (provider: string) => webhookSecretFor(deps.config, provider);
   const webhooks = new WebhookService({
     prisma: deps.prisma,
-    secret: deps.config.webhookSecret,
+    secretFor,
     providers: { [deps.providers.ngnBank.name]: "bank", [deps.providers.fiatBank.name]: "bank", [ONCHAIN_WATCHER]: "chain" },
     deposits,
     virtualAccounts: domain.virtualAccounts,
     logger: deps.logger,
     metrics: deps.metrics,
   });
-  const sandboxDeposits = new SandboxDeposits({ prisma: deps.prisma, ...domain, deposits, deliver: webhookFeed(webhooks, deps.config.webhookSecret) });
+  const sandboxDeposits = new SandboxDeposits({ prisma: deps.prisma, ...domain, deposits, deliver: webhookFeed(webhooks, secretFor) });
   return { deposits, webhooks, sandboxDeposits };
 }
 

@@ -53,6 +53,7 @@ describe("loadConfig", () => {
     ["JWT_SECRET", "too-short"],
     ["ENCRYPTION_KEY", "not-hex"],
     ["WEBHOOK_SECRET", "short"],
+    ["WEBHOOK_SECRET_SANDBOX_NGN", "short"],
     ["SMTP_URL", "http://mail.example.com"],
     ["SANDBOX", "maybe"],
     ["LOG_LEVEL", "loud"],

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, newTenant, type Tenant, type TestServer } from "./support/server.js";
 import { createUser, rest } from "./support/http.js";
-import { balancesOf, depositsOf, ledgerOf, newVirtualAccount, postWebhook, signature } from "./support/deposits.js";
+import { balancesOf, depositsOf, ledgerOf, newVirtualAccount, postWebhook, providerSecret, signature } from "./support/deposits.js";
 
 const ETHEREUM_USDC = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48";
 const ETHEREUM_DAI = "0x6B175474E89094C44Da98b954EedeAC495271d0F";
@@ -52,10 +52,19 @@ describe("POST /v1/webhooks/{provider} signatures", () => {
     ["a timestamp more than 5 minutes ahead", (body: string, secret: string) => signature(secret, body, now() + 301)],
     ["a malformed header", () => "v1=abc"],
     ["no header", () => null],
+    ["a signature made with WEBHOOK_SECRET itself", (body: string) => signature(server.app.services.config.webhookSecret, body)],
+    ["a signature made with another provider's secret", (body: string) => signature(providerSecret(server, "sandbox-fiat"), body)],
+    ["a valid signature followed by non-hex characters", (body: string, secret: string) => `${signature(secret, body)}zz`],
+    ["a valid signature in upper case", (body: string, secret: string) => signature(secret, body).replace(/v1=(\w+)/, (_m, hex: string) => `v1=${hex.toUpperCase()}`)],
+    ["a valid signature cut short", (body: string, secret: string) => signature(secret, body).slice(0, -2)],
+    ["a valid signature with extra hex digits", (body: string, secret: string) => `${signature(secret, body)}00`],
+    ["a timestamp with non-digits", (body: string, secret: string) => signature(secret, body).replace(/^t=(\d+)/, "t=$1.0")],
+    ["two timestamps", (body: string, secret: string) => `t=${now()},${signature(secret, body)}`],
+    ["an unknown part", (body: string, secret: string) => `${signature(secret, body)},v0=abc`],
   ])("refuses %s with 401 and changes nothing", async (_name, header) => {
     const { tenant, userId, received } = await ngnSetup();
     const rawBody = JSON.stringify(received);
-    const res = await postWebhook(server, "sandbox-ngn", rawBody, { header: header(rawBody, server.app.services.config.webhookSecret) });
+    const res = await postWebhook(server, "sandbox-ngn", rawBody, { header: header(rawBody, providerSecret(server, "sandbox-ngn")) });
     expect(res.status).toBe(401);
     expect(res.body.error).toEqual(expect.any(String));
     expect(await depositsOf(server, tenant, userId)).toEqual([]);
@@ -63,10 +72,31 @@ describe("POST /v1/webhooks/{provider} signatures", () => {
 
   it("refuses a body changed after signing", async () => {
     const { tenant, userId, received } = await ngnSetup();
-    const header = signature(server.app.services.config.webhookSecret, JSON.stringify(received));
+    const header = signature(providerSecret(server, "sandbox-ngn"), JSON.stringify(received));
     const tampered = JSON.stringify({ ...received, data: { ...received.data, amount: "9999999.00" } });
     expect((await postWebhook(server, "sandbox-ngn", tampered, { header })).status).toBe(401);
     expect(await depositsOf(server, tenant, userId)).toEqual([]);
+  });
+
+  it("signs the raw bytes: a body that is not UTF-8 passes the signature (and is then a 400), and one changed byte fails it", async () => {
+    const body = Buffer.concat([Buffer.from(`{"id":"${eventId()}","type":"deposit.completed","data":{"reference":"ref-`), Buffer.from([0xff]), Buffer.from(`"}}`)]);
+    const header = signature(providerSecret(server, "sandbox-ngn"), body);
+    const post = (bytes: Buffer) =>
+      fetch(`${server.url}/v1/webhooks/sandbox-ngn`, { method: "POST", headers: { "content-type": "application/json", "x-webhook-signature": header }, body: new Uint8Array(bytes) });
+    const signed = await post(body);
+    expect(signed.status).toBe(400);
+    expect((await signed.json()).error).toMatch(/UTF-8/);
+    const changed = Buffer.from(body);
+    changed[changed.indexOf(0xff)] = 0xfe;
+    expect((await post(changed)).status).toBe(401);
+  });
+
+  it("accepts several v1 values (secret rotation) when one of them is right", async () => {
+    const { received } = await ngnSetup();
+    const rawBody = JSON.stringify(received);
+    const right = signature(providerSecret(server, "sandbox-ngn"), rawBody);
+    const header = `${right},v1=${"ab".repeat(32)}`;
+    expect((await postWebhook(server, "sandbox-ngn", rawBody, { header })).status).toBe(200);
   });
 
   it("accepts a timestamp within the 5-minute window", async () => {
@@ -228,5 +258,34 @@ describe("on-chain watcher", () => {
     expect((await postWebhook(server, "sandbox-chain", variant({ chainId: 56 }))).status).toBe(400);
     expect((await postWebhook(server, "sandbox-chain", variant({ address: "0x000000000000000000000000000000000000dEaD" }))).status).toBe(404);
     expect(await depositsOf(server, tenant, userId)).toEqual([]);
+  });
+});
+
+describe("WEBHOOK_SECRET_<PROVIDER>", () => {
+  const NGN_SECRET = "a-secret-given-to-the-ngn-bank-only-0123456789";
+
+  it("replaces the derived secret of that provider only", async () => {
+    const configured = await startServer({ env: { WEBHOOK_SECRET_SANDBOX_NGN: NGN_SECRET } });
+    try {
+      const tenant = await newTenant(configured);
+      const userId = await createUser(configured, tenant);
+      const account = await newVirtualAccount(configured, tenant, userId, "NGN");
+      const received = () => ({
+        id: eventId(),
+        type: "deposit.received",
+        data: { reference: `ref_${crypto.randomUUID()}`, accountNumber: account.accountNumber, amount: "10.00", currency: "NGN" },
+      });
+      const send = (secret: string) => {
+        const rawBody = JSON.stringify(received());
+        return postWebhook(configured, "sandbox-ngn", rawBody, { header: signature(secret, rawBody) }).then((res) => res.status);
+      };
+      expect(await send(NGN_SECRET)).toBe(200);
+      expect(await send(providerSecret(configured, "sandbox-ngn"))).toBe(401);
+      const completedBody = JSON.stringify(completed(`ref_${crypto.randomUUID()}`));
+      const fiat = await postWebhook(configured, "sandbox-fiat", completedBody, { header: signature(NGN_SECRET, completedBody) });
+      expect(fiat.status).toBe(401);
+    } finally {
+      await configured.stop();
+    }
   });
 });

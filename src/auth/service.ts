@@ -1,8 +1,8 @@
 import { createHmac, randomInt, randomUUID, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { PrismaClient } from "../generated/prisma/client.js";
-import { inTransaction } from "../db/transaction.js";
-import { AppError, unauthenticated } from "../errors.js";
+import { inTransaction, type Tx } from "../db/transaction.js";
+import { unauthenticated } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Mailer } from "../providers/mailer.js";
 import { email, parseInput } from "../validation.js";
@@ -10,11 +10,7 @@ import type { ApiKeyService } from "../keys/service.js";
 import type { CredentialCache } from "./credential-cache.js";
 import type { Credentials } from "./credentials.js";
 import { SessionTokens } from "./jwt.js";
-
-const OTP_TTL_MS = 10 * 60_000;
-const OTP_MAX_ATTEMPTS = 5;
-/** OTP requests allowed per e-mail address in one OTP lifetime. */
-const OTP_REQUESTS_PER_WINDOW = 5;
+import { assertMayRequestCode, assertMayVerify, OTP_MAX_ATTEMPTS, OTP_TTL_MS, OTP_WINDOW_MS, type RecentCode } from "./otp-limits.js";
 
 /** A verified caller: its client, and the credential it presented (live streams end when that credential does). */
 export type AuthenticatedClient = {
@@ -56,13 +52,9 @@ export class AuthService {
     const { email, name } = parseInput(OtpRequest, input);
     const code = randomInt(0, 1_000_000).toString().padStart(6, "0");
     const expiresAt = new Date(Date.now() + OTP_TTL_MS);
-    // Count and insert under a per-address lock, so requests arriving together cannot pass the limit.
+    // Count and insert under the address's lock, so requests arriving together cannot pass the limits.
     const otp = await inTransaction(this.deps.prisma, async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`otp:${email}`}))`;
-      const recent = await tx.otpCode.count({ where: { email, createdAt: { gt: new Date(Date.now() - OTP_TTL_MS) } } });
-      if (recent >= OTP_REQUESTS_PER_WINDOW) {
-        throw new AppError("RATE_LIMITED", "Too many codes requested for this e-mail; try again later", { retryAfter: OTP_TTL_MS / 1000 });
-      }
+      assertMayRequestCode(await this.lockAddress(tx, email), Date.now());
       return tx.otpCode.create({ data: { email, name: name ?? null, codeHash: this.hashCode(email, code), expiresAt } });
     });
     try {
@@ -83,18 +75,23 @@ export class AuthService {
   async verifyOtp(input: unknown) {
     const { email, otp } = parseInput(OtpVerification, input);
     const rejected = () => unauthenticated("Invalid or expired code");
-    const pending = await this.deps.prisma.otpCode.findFirst({
-      where: { email, consumedAt: null, expiresAt: { gt: new Date() } },
-      orderBy: { createdAt: "desc" },
+    // Under the address's lock: refused while it is locked out, else the guess takes one try of the
+    // newest pending code before it is compared (conditional update: however many guesses arrive
+    // together, at most OTP_MAX_ATTEMPTS per code and the lockout's count overall are ever checked).
+    const pending = await inTransaction(this.deps.prisma, async (tx) => {
+      assertMayVerify(await this.lockAddress(tx, email), Date.now());
+      const newest = await tx.otpCode.findFirst({
+        where: { email, consumedAt: null, expiresAt: { gt: new Date() } },
+        orderBy: { createdAt: "desc" },
+      });
+      if (!newest) return null;
+      const tried = await tx.otpCode.updateMany({
+        where: { id: newest.id, consumedAt: null, attempts: { lt: OTP_MAX_ATTEMPTS } },
+        data: { attempts: { increment: 1 } },
+      });
+      return tried.count === 1 ? newest : null;
     });
     if (!pending) throw rejected();
-    // Every guess takes one of the code's tries before it is compared, in one conditional update:
-    // however many guesses arrive together, at most OTP_MAX_ATTEMPTS of them are ever checked.
-    const tried = await this.deps.prisma.otpCode.updateMany({
-      where: { id: pending.id, consumedAt: null, attempts: { lt: OTP_MAX_ATTEMPTS } },
-      data: { attempts: { increment: 1 } },
-    });
-    if (tried.count !== 1) throw rejected();
     const matches = timingSafeEqual(Buffer.from(pending.codeHash, "hex"), Buffer.from(this.hashCode(email, otp), "hex"));
     if (!matches) throw rejected();
     // Conditional update: of two concurrent verifications with the right code, only one wins.
@@ -171,6 +168,16 @@ export class AuthService {
   private requireSession(auth: AuthenticatedClient) {
     if (auth.method !== "JWT" || !auth.expiresAt) throw unauthenticated("This operation needs a session token in x-client-auth");
     return { id: auth.credentialId, expiresAt: auth.expiresAt };
+  }
+
+  /** Serialises everything about one address's codes; returns its codes of the last OTP_WINDOW_MS, oldest first. */
+  private async lockAddress(tx: Tx, email: string): Promise<RecentCode[]> {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`otp:${email}`}))`;
+    return tx.otpCode.findMany({
+      where: { email, createdAt: { gt: new Date(Date.now() - OTP_WINDOW_MS) } },
+      select: { createdAt: true, attempts: true, consumedAt: true },
+      orderBy: { createdAt: "asc" },
+    });
   }
 
   private hashCode(email: string, code: string): string {

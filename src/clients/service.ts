@@ -9,7 +9,7 @@ const NewClient = z.object({
 });
 
 /** Operator path to a first credential: find or create the client, then issue one API key. */
-export async function createClientWithKey(prisma: PrismaClient, keys: ApiKeyService, input: { email: string; name?: string }) {
+export async function createClientWithKey(prisma: PrismaClient, keys: ApiKeyService, input: unknown) {
   const { email, name } = parseInput(NewClient, input);
   const client = await prisma.client.upsert({ where: { email }, create: { email, name }, update: {} });
   const apiKey = await keys.create(client.id);

@@ -1,10 +1,11 @@
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../logger.js";
+import { lockDataDir, type LockHolder } from "./embedded-lock.js";
 import { applyMigrations, type SqlSession } from "./migrate.js";
+import { makePrivateDir, tightenDataDir } from "./private-dir.js";
 
 /**
  * Plain SQL for the few hot reads where Prisma's per-call query planning dominates (see README,
@@ -19,6 +20,8 @@ export type Database = {
   sql: SqlReader;
   /** The PostgreSQL pool behind Prisma; absent on the embedded database. */
   pool?: pg.Pool;
+  /** The data directory this process holds (embedded database on disk only). */
+  lockedDataDir?: string;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 };
@@ -28,6 +31,8 @@ export type DatabaseOptions = {
   url?: string;
   /** Where the embedded database keeps its files; `memory://` keeps nothing (tests). */
   embeddedDir?: string;
+  /** What this process is, for the message another one gets when it finds the data directory held. */
+  role?: LockHolder["role"];
   poolSize?: number;
   logger: Logger;
 };
@@ -64,24 +69,53 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
 async function openEmbedded(dir: string, options: DatabaseOptions): Promise<Database> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { PrismaPGlite } = await import("pglite-prisma-adapter");
-  if (dir !== "memory://") mkdirSync(dir, { recursive: true });
-  const db = await PGlite.create(dir);
-  const session: SqlSession = {
-    rows: async (sql, params) => (await db.query<Record<string, unknown>>(sql, params)).rows,
-    script: async (sql) => void (await db.exec(sql)),
-  };
-  await applyMigrations(session, options.logger);
-  // The adapter targets an older driver-adapter interface revision; it is runtime-compatible.
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) as unknown as PrismaPg });
-  return {
-    prisma,
-    sql: { query: async <Row>(_name: string, text: string, values: unknown[]) => (await db.query<Row>(text, values)).rows },
-    ping: () => db.query("SELECT 1").then(() => true, () => false),
-    async close() {
-      await prisma.$disconnect();
-      await db.close();
-    },
-  };
+  const onDisk = dir !== "memory://";
+  const dataDir = dirname(dir);
+  const lock = onDisk ? await holdDataDir(dir, options) : undefined;
+  try {
+    const db = await PGlite.create(dir);
+    const session: SqlSession = {
+      rows: async (sql, params) => (await db.query<Record<string, unknown>>(sql, params)).rows,
+      script: async (sql) => void (await db.exec(sql)),
+    };
+    await applyMigrations(session, options.logger);
+    if (onDisk) tightenDataDir(dataDir, dir);
+    // The adapter targets an older driver-adapter interface revision; it is runtime-compatible.
+    const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) as unknown as PrismaPg });
+    return {
+      prisma,
+      lockedDataDir: onDisk ? dataDir : undefined,
+      sql: { query: async <Row>(_name: string, text: string, values: unknown[]) => (await db.query<Row>(text, values)).rows },
+      ping: () => db.query("SELECT 1").then(() => true, () => false),
+      async close() {
+        await prisma.$disconnect();
+        await db.close();
+        if (onDisk) tightenDataDir(dataDir, dir);
+        await lock?.release();
+      },
+    };
+  } catch (err) {
+    await lock?.release();
+    throw err;
+  }
+}
+
+/**
+ * One process at a time on an embedded database: two PGlite instances on one directory would each
+ * write without seeing the other. The directory is made private (0700/0600) first: looser modes
+ * (left by an older version, or set by hand) are tightened, with a warning.
+ */
+async function holdDataDir(pgdata: string, options: DatabaseOptions) {
+  const dataDir = dirname(pgdata);
+  makePrivateDir(pgdata);
+  const lock = await lockDataDir(dataDir, options.role ?? "server", (err) => {
+    // Another process may be writing now: stopping is the only safe answer.
+    options.logger.fatal({ err, dataDir }, "lost the lock on the data directory; stopping");
+    process.exit(1);
+  });
+  const loosened = tightenDataDir(dataDir, pgdata);
+  if (loosened) options.logger.warn({ dataDir, loosened }, "the data directory was open to other users: their permissions were removed");
+  return lock;
 }
 
 export function openDatabase(options: DatabaseOptions): Promise<Database> {

@@ -1,5 +1,5 @@
 import { GraphQLError, Kind } from "graphql";
-import { exactDecimalOf } from "../ledger/amount.js";
+import { exactDecimalOf, plainDecimal } from "../ledger/amount.js";
 import { builder } from "./builder.js";
 
 const DECIMAL = /^-?\d+(\.\d+)?$/;
@@ -7,7 +7,7 @@ const DECIMAL = /^-?\d+(\.\d+)?$/;
 /** Exact decimal amounts travel as strings; JSON numbers are accepted on input for REST clients. */
 builder.scalarType("Decimal", {
   description: "An exact decimal number, as a string (for example \"1250.50\").",
-  serialize: (value) => value.toString(),
+  serialize: (value) => plainDecimal(value),
   parseValue: (value) => {
     if (typeof value === "number") {
       const text = exactDecimalOf(value);

@@ -12,6 +12,17 @@ export const Exact = Decimal.clone({ precision: 60 });
 const MAX_AMOUNT = new Exact("1e15");
 const POSITIVE_DECIMAL = /^\d+(\.\d+)?$/;
 
+const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
+
+/**
+ * Decimal text in plain notation, never `1e-8` or `1e+21` (what a Prisma Decimal or decimal.js value,
+ * or a number, prints at the extremes). Text already plain is kept as it is (trailing zeros included).
+ */
+export function plainDecimal(value: unknown): string {
+  const text = String(value);
+  return PLAIN_DECIMAL.test(text) ? text : new Exact(text).toFixed();
+}
+
 /** Every decimal of up to this many significant digits comes through a double (JSON.parse) unchanged. */
 const EXACT_DOUBLE_DIGITS = 15;
 

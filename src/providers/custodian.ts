@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HDKey } from "@scure/bip32";
 import { bytesToHex, type Address } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
+import { makePrivateDir } from "../db/private-dir.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { decrypt, encrypt } from "./encryption.js";
 
@@ -32,7 +33,7 @@ export function loadOrCreateMasterKey(opts: { configured?: string; dataDir: stri
   if (opts.configured) return opts.configured;
   const file = join(opts.dataDir, MASTER_KEY_FILE);
   if (!existsSync(file)) {
-    mkdirSync(opts.dataDir, { recursive: true });
+    makePrivateDir(opts.dataDir);
     const xprv = HDKey.fromMasterSeed(randomBytes(64)).privateExtendedKey;
     try {
       // "wx": if another instance created the file first, keep theirs.

@@ -2,12 +2,12 @@ import type { ProviderEvent } from "../webhooks/events.js";
 import type { WebhookService } from "../webhooks/service.js";
 import { signWebhook } from "../webhooks/signature.js";
 
-/** How the sandbox plays a provider: it signs an event with the webhook secret and hands it to the same path as `POST /v1/webhooks/{provider}`. */
+/** How the sandbox plays a provider: it signs an event with that provider's secret and hands it to the same path as `POST /v1/webhooks/{provider}`. */
 export type DeliverEvent = (provider: string, event: ProviderEvent) => Promise<{ duplicate: boolean }>;
 
-export function webhookFeed(webhooks: WebhookService, secret: string): DeliverEvent {
+export function webhookFeed(webhooks: WebhookService, secretFor: (provider: string) => string): DeliverEvent {
   return (provider, event) => {
-    const rawBody = JSON.stringify(event);
-    return webhooks.receive({ provider, signature: signWebhook(secret, rawBody), rawBody });
+    const rawBody = Buffer.from(JSON.stringify(event));
+    return webhooks.receive({ provider, signature: signWebhook(secretFor(provider), rawBody), rawBody });
   };
 }

@@ -47,6 +47,9 @@ const chainReceived = z.object({
   }),
 });
 
+/** Refuses bytes that are not UTF-8 (instead of turning them into U+FFFD). */
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
 const EVENT_TYPES = ["deposit.received", "deposit.completed", "deposit.failed"];
 const bankEvent = z.discriminatedUnion("type", [bankReceived, completed, failed]);
 const chainEvent = z.discriminatedUnion("type", [chainReceived, completed, failed]);
@@ -57,10 +60,16 @@ export type ChainEvent = z.infer<typeof chainEvent>;
 export type ProviderEvent = BankEvent | ChainEvent;
 
 /** The body as an event of the provider's kind; a 400 naming what is wrong otherwise. */
-export function parseProviderEvent(kind: ProviderKind, rawBody: string): ProviderEvent {
+export function parseProviderEvent(kind: ProviderKind, rawBody: Buffer): ProviderEvent {
+  let text: string;
+  try {
+    text = utf8.decode(rawBody);
+  } catch {
+    throw badInput("The body is not UTF-8 text");
+  }
   let body: unknown;
   try {
-    body = JSON.parse(rawBody);
+    body = JSON.parse(text);
   } catch {
     throw badInput("Malformed JSON body");
   }

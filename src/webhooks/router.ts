@@ -33,7 +33,7 @@ export function webhookRouter(webhooks: WebhookService, rateLimits: RateLimits):
     const { duplicate } = await webhooks.receive({
       provider: req.params.provider,
       signature: req.get("x-webhook-signature"),
-      rawBody: Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "",
+      rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
     });
     res.json(duplicate ? { received: true, duplicate: true } : { received: true });
   });

@@ -14,7 +14,8 @@ import { verifyWebhookSignature } from "./signature.js";
 
 type Deps = {
   prisma: PrismaClient;
-  secret: string;
+  /** The secret each provider signs with (see ./secrets.ts). */
+  secretFor: (provider: string) => string;
   /** Who may send events, and of which kind: banking providers by name, and the on-chain watcher. */
   providers: Record<string, ProviderKind>;
   deposits: DepositService;
@@ -23,7 +24,7 @@ type Deps = {
   metrics: Pick<BusinessMetrics, "providerWebhooks">;
 };
 
-export type WebhookDelivery = { provider: string; signature: string | undefined; rawBody: string };
+export type WebhookDelivery = { provider: string; signature: string | undefined; rawBody: Buffer };
 
 type ReceivedEvent = Extract<ProviderEvent, { type: "deposit.received" }>;
 
@@ -38,7 +39,7 @@ export class WebhookService {
   async receive({ provider, signature, rawBody }: WebhookDelivery): Promise<{ duplicate: boolean }> {
     if (!Object.hasOwn(this.deps.providers, provider)) throw notFound(`Webhook provider ${provider}`);
     const kind = this.deps.providers[provider];
-    verifyWebhookSignature(this.deps.secret, signature, rawBody);
+    verifyWebhookSignature(this.deps.secretFor(provider), signature, rawBody);
     const event = parseProviderEvent(kind, rawBody);
     // Targets are resolved before the transaction: on the embedded database a read outside it would wait for it.
     const incoming = event.type === "deposit.received" ? await this.incomingDeposit(provider, kind, event) : undefined;

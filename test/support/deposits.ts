@@ -7,14 +7,19 @@ import { rest } from "./http.js";
 /** The contract's deposit record keys; the optional ones appear only on the deposits they describe. */
 export const DEPOSIT_KEYS = ["id", "userId", "eventId", "amount", "status", "currency", "createdAt", "updatedAt"];
 
-/** Signs like a provider would: HMAC-SHA256 over `${t}.${rawBody}`, written here independently of the server's code. */
-export function signature(secret: string, rawBody: string, timestamp = Math.floor(Date.now() / 1000)) {
-  return `t=${timestamp},v1=${createHmac("sha256", secret).update(`${timestamp}.${rawBody}`).digest("hex")}`;
+/** Signs like a provider would: HMAC-SHA256 over the bytes of `${t}.` and the raw body, written here independently of the server's code. */
+export function signature(secret: string, rawBody: string | Buffer, timestamp = Math.floor(Date.now() / 1000)) {
+  return `t=${timestamp},v1=${createHmac("sha256", secret).update(`${timestamp}.`).update(rawBody).digest("hex")}`;
+}
+
+/** The secret a provider signs with when no WEBHOOK_SECRET_<PROVIDER> is set: HMAC-SHA256(WEBHOOK_SECRET, "webhook-provider:<name>") in hex. */
+export function providerSecret(server: TestServer, provider: string) {
+  return createHmac("sha256", server.app.services.config.webhookSecret).update(`webhook-provider:${provider}`).digest("hex");
 }
 
 export function postWebhook(server: TestServer, provider: string, event: unknown, options: { timestamp?: number; header?: string | null } = {}) {
   const rawBody = typeof event === "string" ? event : JSON.stringify(event);
-  const header = options.header === undefined ? signature(server.app.services.config.webhookSecret, rawBody, options.timestamp) : options.header;
+  const header = options.header === undefined ? signature(providerSecret(server, provider), rawBody, options.timestamp) : options.header;
   return rest(server, "POST", `/v1/webhooks/${provider}`, { rawBody, headers: header === null ? {} : { "x-webhook-signature": header } });
 }
 

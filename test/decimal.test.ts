@@ -1,0 +1,56 @@
+import type { GraphQLScalarType } from "graphql";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Prisma } from "../src/generated/prisma/client.js";
+import { schema } from "../src/graphql/schema.js";
+import { Exact } from "../src/ledger/amount.js";
+import { createUser, gql, rest } from "./support/http.js";
+import { newTenant, startServer, type TestServer } from "./support/server.js";
+
+describe("the Decimal scalar prints plain notation", () => {
+  const decimal = schema.getType("Decimal") as GraphQLScalarType;
+
+  it.each([
+    ["a tiny Prisma Decimal", new Prisma.Decimal("0.00000001"), "0.00000001"],
+    ["a tiny negative Prisma Decimal", new Prisma.Decimal("-0.00000001"), "-0.00000001"],
+    ["the smallest DAI amount", new Prisma.Decimal("0.000000000000000001"), "0.000000000000000001"],
+    ["a large Prisma Decimal", new Prisma.Decimal("1e21"), "1000000000000000000000"],
+    ["a large negative decimal.js value", new Exact("-1e21"), "-1000000000000000000000"],
+    ["a tiny number", 1e-8, "0.00000001"],
+    ["a large number", 1e21, "1000000000000000000000"],
+    ["text in exponent notation", "-2.5e-7", "-0.00000025"],
+    ["plain text, trailing zeros kept", "1250.50", "1250.50"],
+    ["a NUMERIC(38,18) value at full precision", new Prisma.Decimal("12345678901234567890.123456789012345678"), "12345678901234567890.123456789012345678"],
+  ])("%s", (_name, value, printed) => {
+    expect(decimal.serialize(value)).toBe(printed);
+  });
+});
+
+describe("a tiny amount end to end", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(() => server?.stop());
+
+  it("a 0.00000001 DAI deposit reads 0.00000001 in GraphQL, and the same JSON number as before in REST", async () => {
+    const tenant = await newTenant(server);
+    const userId = await createUser(server, tenant);
+    const deposit = await rest(server, "POST", "/v1/sandbox/deposits", { headers: tenant.headers, body: { userId, currency: "DAI", amount: "0.00000001" } });
+    expect(deposit.status).toBe(201);
+    expect((await rest(server, "POST", `/v1/sandbox/deposits/${deposit.body.id}/complete`, { headers: tenant.headers })).status).toBe(200);
+
+    const read = await gql(server, `query ($id: ID!) { user(id: $id) { balances { currency balance } ledger { amount balanceAfter } deposits { amount } } }`, { id: userId }, tenant.headers);
+    expect(read.body.errors).toBeUndefined();
+    expect(read.body.data.user).toEqual({
+      balances: [{ currency: "DAI", balance: "0.00000001" }],
+      ledger: [{ amount: "0.00000001", balanceAfter: "0.00000001" }],
+      deposits: [{ amount: "0.00000001" }],
+    });
+
+    // REST money stays a JSON number (the contract); JSON writes this one in exponent form, as before.
+    const ledger = await fetch(`${server.url}/v1/transactions/ledger/${userId}`, { headers: tenant.headers });
+    const text = await ledger.text();
+    expect(text).toMatch(/"amount":1e-8\b/);
+    expect(JSON.parse(text)[0]).toMatchObject({ amount: 0.00000001, balanceAfter: 0.00000001 });
+  });
+});
