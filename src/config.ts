@@ -28,7 +28,27 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   GRAPHQL_INTROSPECTION: booleanFlag.optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default("5s,5m,30m,2h,5h,10h,10h")
+    .transform((value, ctx) => {
+      const delays = parseDurations(value);
+      if (!delays) ctx.addIssue({ code: "custom", message: "must be comma-separated durations with units ms, s, m or h (for example 5s,5m,30m)" });
+      return delays ?? [];
+    }),
 });
+
+const DURATION = /^(\d{1,9})(ms|s|m|h)$/;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** `5s,5m,2h` → milliseconds; undefined when any part is not a positive duration with a unit. */
+export function parseDurations(text: string): number[] | undefined {
+  const delays = text.split(",").map((part) => {
+    const match = DURATION.exec(part.trim());
+    return match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : 0;
+  });
+  return delays.every((ms) => ms > 0) ? delays : undefined;
+}
 
 export type Config = {
   env: "development" | "production" | "test";
@@ -48,6 +68,8 @@ export type Config = {
   logLevel: string;
   introspection: boolean;
   rateLimitPerMinute: number;
+  /** Delays before each retry of an outbound webhook delivery, in milliseconds. */
+  webhookRetryScheduleMs: number[];
 };
 
 export class ConfigError extends Error {}
@@ -97,5 +119,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     introspection: e.GRAPHQL_INTROSPECTION ?? !production,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    webhookRetryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE,
   };
 }

@@ -22,6 +22,7 @@ import { DepositSettlement } from "./deposits/settlement.js";
 import { WebhookService } from "./webhooks/service.js";
 import { SandboxDeposits, ONCHAIN_WATCHER } from "./sandbox/deposits.js";
 import { webhookFeed } from "./sandbox/webhook-feed.js";
+import { EventService } from "./events/service.js";
 
 export type ServiceDeps = {
   prisma: PrismaClient;
@@ -63,6 +64,7 @@ export function createServices(deps: ServiceDeps) {
     virtualAccounts,
     balanceLookup: new BalanceLookupService({ users, ledger }),
     withdrawals: new WithdrawalService({ prisma: deps.prisma, users, ledger }),
+    clientEvents: new EventService(deps.prisma),
     ...depositServices(deps, { users, ledger, wallets, virtualAccounts, conversion }),
   };
 }

@@ -2,6 +2,8 @@ import { Decimal } from "decimal.js";
 import { z } from "zod";
 import type { Conversion, ConversionQuote, PrismaClient } from "../generated/prisma/client.js";
 import { inTransaction, type Tx } from "../db/transaction.js";
+import { recordEvent } from "../events/log.js";
+import { eventObject } from "../events/objects.js";
 import { badInput } from "../errors.js";
 import { Exact, parseAmount } from "../ledger/amount.js";
 import type { LedgerService } from "../ledger/service.js";
@@ -131,6 +133,7 @@ export class ConversionService {
       );
     }
     await this.deps.ledger.post(tx, { clientId, type: "CONVERSION_OUT", referenceId: conversion.id, postings });
+    await recordEvent(tx, { clientId, userId, type: "conversion.completed", object: eventObject.conversion(conversion) });
     return conversion;
   }
 }

@@ -3,6 +3,9 @@ import type { Decimal } from "decimal.js";
 import type { Deposit, Prisma, PrismaClient } from "../generated/prisma/client.js";
 import type { Tx } from "../db/transaction.js";
 import { AppError, notFound } from "../errors.js";
+import { recordEvent } from "../events/log.js";
+import { eventObject } from "../events/objects.js";
+import type { EventType } from "../events/types.js";
 import type { Events } from "../pubsub/events.js";
 import { requireUuid } from "../validation.js";
 import type { DepositSettlement } from "./settlement.js";
@@ -57,7 +60,10 @@ export class DepositService {
       ],
       skipDuplicates: true,
     });
-    return created.count ? tx.deposit.findUniqueOrThrow({ where: { id } }) : null;
+    if (!created.count) return null;
+    const deposit = await tx.deposit.findUniqueOrThrow({ where: { id } });
+    await recordDepositEvent(tx, "deposit.created", deposit);
+    return deposit;
   }
 
   /**
@@ -123,6 +129,13 @@ export class DepositService {
       where: { id: deposit.id, status: DEPOSIT_STATUS.PENDING },
       data: { ...change, settleAt: null },
     });
-    return moved.count ? tx.deposit.findUniqueOrThrow({ where: { id: deposit.id } }) : null;
+    if (!moved.count) return null;
+    const changed = await tx.deposit.findUniqueOrThrow({ where: { id: deposit.id } });
+    await recordDepositEvent(tx, change.status === DEPOSIT_STATUS.COMPLETED ? "deposit.completed" : "deposit.failed", changed);
+    return changed;
   }
+}
+
+function recordDepositEvent(tx: Tx, type: EventType, deposit: Deposit) {
+  return recordEvent(tx, { clientId: deposit.clientId, userId: deposit.userId, type, object: eventObject.deposit(deposit) });
 }

@@ -15,5 +15,6 @@ import "../accounts/balance-lookup-schema.js";
 import "../deposits/schema.js";
 import "../deposits/subscription.js";
 import "../withdrawals/schema.js";
+import "../events/schema.js";
 
 export const schema = builder.toSchema({ sortSchema: false });

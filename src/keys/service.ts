@@ -1,6 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { notFound } from "../errors.js";
+import { recordEvent } from "../events/log.js";
+import { eventObject } from "../events/objects.js";
 import { requireUuid } from "../validation.js";
 
 const KEY_PATTERN = /^(fpk_[0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;
@@ -18,8 +20,10 @@ export class ApiKeyService {
   async create(clientId: string) {
     const prefix = `fpk_${randomBytes(6).toString("hex")}`;
     const key = `${prefix}.${randomBytes(32).toString("base64url")}`;
-    const row = await this.prisma.apiKey.create({
-      data: { clientId, prefix, hash: sha256(key).toString("hex") },
+    const row = await this.prisma.$transaction(async (tx) => {
+      const created = await tx.apiKey.create({ data: { clientId, prefix, hash: sha256(key).toString("hex") } });
+      await recordEvent(tx, { clientId, type: "api_key.created", object: eventObject.apiKey(created) });
+      return created;
     });
     return { id: row.id, key, prefix, createdAt: row.createdAt };
   }
@@ -34,8 +38,12 @@ export class ApiKeyService {
     const key = await this.prisma.apiKey.findFirst({ where: { id, clientId } });
     if (!key) throw notFound("API key");
     if (key.revokedAt) return key;
-    await this.prisma.apiKey.updateMany({ where: { id, clientId, revokedAt: null }, data: { revokedAt: new Date() } });
-    return this.prisma.apiKey.findUniqueOrThrow({ where: { id, clientId } });
+    return this.prisma.$transaction(async (tx) => {
+      const revoked = await tx.apiKey.updateMany({ where: { id, clientId, revokedAt: null }, data: { revokedAt: new Date() } });
+      const row = await tx.apiKey.findUniqueOrThrow({ where: { id, clientId } });
+      if (revoked.count) await recordEvent(tx, { clientId, type: "api_key.revoked", object: eventObject.apiKey(row) });
+      return row;
+    });
   }
 
   /** Resolves a presented key to its client, or null for a malformed, unknown or revoked key. */

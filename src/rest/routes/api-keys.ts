@@ -1,5 +1,9 @@
 import type { Route } from "../route.js";
 
+/** An API key as lists show it (also the `data.object` of API key events). */
+export const API_KEY_KEYS = ["id", "prefix", "createdAt", "lastUsedAt", "revokedAt"] as const;
+const API_KEY = API_KEY_KEYS.join(" ");
+
 export const apiKeyRoutes: Route[] = [
   {
     method: "POST",
@@ -10,13 +14,13 @@ export const apiKeyRoutes: Route[] = [
   {
     method: "GET",
     path: "/v1/api-keys",
-    operation: `query { apiKeys { id prefix createdAt lastUsedAt revokedAt } }`,
+    operation: `query { apiKeys { ${API_KEY} } }`,
     result: (data) => data.apiKeys,
   },
   {
     method: "DELETE",
     path: "/v1/api-keys/:keyId",
-    operation: `mutation ($id: ID!) { revokeApiKey(id: $id) { id prefix createdAt lastUsedAt revokedAt } }`,
+    operation: `mutation ($id: ID!) { revokeApiKey(id: $id) { ${API_KEY} } }`,
     variables: ({ params }) => ({ id: params.keyId }),
     result: (data) => ({ success: true, apiKey: data.revokeApiKey }),
     errors: { NOT_FOUND: { field: "message" } },

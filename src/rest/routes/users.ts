@@ -1,6 +1,8 @@
 import { integer, type Route } from "../route.js";
 
-const USER = "id createdAt updatedAt firstName lastName phoneNumber email clientId";
+/** The contract's user record, in its order (also the `data.object` of user events). */
+export const USER_KEYS = ["id", "createdAt", "updatedAt", "firstName", "lastName", "phoneNumber", "email", "clientId"] as const;
+const USER = USER_KEYS.join(" ");
 
 export const userRoutes: Route[] = [
   {
