@@ -1,12 +1,10 @@
 import type { PrismaClient } from "../generated/prisma/client.js";
-import { AppError, notFound } from "../errors.js";
+import { badInput, notFound } from "../errors.js";
 import { asClientEvent, positionOf, readLog } from "./log.js";
 import { EVENT_TYPES, type ClientEvent } from "./types.js";
 
 export const MAX_PAGE = 100;
 const DEFAULT_PAGE = 20;
-
-const badInput = (message: string) => new AppError("BAD_USER_INPUT", message);
 
 /** Event types named by a caller, checked against the list (a typo must not silently match nothing). */
 export function parseEventTypes(types: readonly string[] | null | undefined, field: string): string[] {

@@ -16,5 +16,6 @@ import "../deposits/schema.js";
 import "../deposits/subscription.js";
 import "../withdrawals/schema.js";
 import "../events/schema.js";
+import "../webhook-endpoints/schema.js";
 
 export const schema = builder.toSchema({ sortSchema: false });

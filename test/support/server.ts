@@ -20,7 +20,7 @@ export type TestServer = {
 
 /** A real server on a free loopback port, over its own in-memory database unless PostgreSQL is configured. */
 export async function startServer(
-  options: { env?: Record<string, string>; providers?: AppOptions["providers"] } = {},
+  options: { env?: Record<string, string>; providers?: AppOptions["providers"]; webhookDelivery?: { timeoutMs?: number } } = {},
 ): Promise<TestServer> {
   const logs: string[] = [];
   const sink = new Writable({
@@ -40,7 +40,10 @@ export async function startServer(
     ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
     ...options.env,
   });
-  const app = await buildApp({ config, logger: createLogger(config.logLevel, sink), embeddedDir: "memory://", providers: options.providers });
+  const app = await buildApp({ config, logger: createLogger(config.logLevel, sink), embeddedDir: "memory://", providers: options.providers,
+    // Test files share one database: only those about webhooks run a delivery worker.
+    webhookDelivery: options.webhookDelivery ?? { disabled: true },
+  });
   const url = await app.start();
   return { app, url, logs, stop: () => app.stop() };
 }
