@@ -40,11 +40,11 @@ export type AppOptions = {
   embeddedDir?: string;
   /** Replaces some providers (tests use this to make an external party fail). */
   providers?: Partial<Providers>;
-  /** Outbound webhook delivery: a shorter receiver time-out than 10 s, or no worker in this process (tests). */
-  webhookDelivery?: { timeoutMs?: number; disabled?: boolean };
+  /** How long a webhook receiver has to answer (default 10 s; tests shorten it). */
+  webhookTimeoutMs?: number;
 };
 
-export async function buildApp({ config, logger, embeddedDir, providers: overrides, webhookDelivery = {} }: AppOptions): Promise<App> {
+export async function buildApp({ config, logger, embeddedDir, providers: overrides, webhookTimeoutMs }: AppOptions): Promise<App> {
   const db = await openDatabase({
     url: config.databaseUrl,
     embeddedDir: embeddedDir ?? embeddedDataDir(config.dataDir),
@@ -63,7 +63,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     postgres: db.pool && config.databaseUrl ? { connectionString: config.databaseUrl, pool: db.pool } : undefined,
     logger,
   });
-  const services = createServices({ prisma: db.prisma, config, logger, mailer, providers, events: bus.events, webhookTimeoutMs: webhookDelivery.timeoutMs });
+  const services = createServices({ prisma: db.prisma, config, logger, mailer, providers, events: bus.events, webhookTimeoutMs });
   const yoga = createGraphQLServer({
     prisma: db.prisma,
     services,
@@ -116,7 +116,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
           const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
           url = `http://${host}:${port}`;
           if (config.sandbox) settler = startDepositSettler({ deposits: services.deposits, sandbox: services.sandboxDeposits, logger });
-          if (!webhookDelivery.disabled) services.deliveryWorker.start();
+          if (config.webhookDelivery) services.deliveryWorker.start();
           resolve(url);
         });
       });

@@ -28,6 +28,7 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   GRAPHQL_INTROSPECTION: booleanFlag.optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  WEBHOOK_DELIVERY: booleanFlag.default(true),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .default("5s,5m,30m,2h,5h,10h,10h")
@@ -68,6 +69,8 @@ export type Config = {
   logLevel: string;
   introspection: boolean;
   rateLimitPerMinute: number;
+  /** Whether this instance runs a webhook delivery worker (API-only instances may leave it to others). */
+  webhookDelivery: boolean;
   /** Delays before each retry of an outbound webhook delivery, in milliseconds. */
   webhookRetryScheduleMs: number[];
 };
@@ -119,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     introspection: e.GRAPHQL_INTROSPECTION ?? !production,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    webhookDelivery: e.WEBHOOK_DELIVERY,
     webhookRetryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE,
   };
 }

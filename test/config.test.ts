@@ -63,6 +63,7 @@ describe("loadConfig", () => {
     ["WEBHOOK_RETRY_SCHEDULE", "5s,soon"],
     ["WEBHOOK_RETRY_SCHEDULE", "5"],
     ["WEBHOOK_RETRY_SCHEDULE", "0s"],
+    ["WEBHOOK_DELIVERY", "sometimes"],
   ])("refuses %s=%s with a ConfigError naming the variable", (name, value) => {
     expect(configErrorOf({ [name]: value }).message).toContain(name);
   });

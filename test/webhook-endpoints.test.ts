@@ -1,6 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
+import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
 import { createUser, errorCodes, gql, rest } from "./support/http.js";
 import { waitForEvents, type FeedEvent } from "./support/events.js";
 import { startReceiver, type Receiver, type Reply } from "./support/webhook-receiver.js";
@@ -9,7 +9,7 @@ const TIMEOUT_MS = 300;
 let server: TestServer;
 const receivers: Receiver[] = [];
 beforeAll(async () => {
-  server = await startServer({ env: { WEBHOOK_RETRY_SCHEDULE: "100ms,200ms" }, webhookDelivery: { timeoutMs: TIMEOUT_MS } });
+  server = await startServer({ env: { WEBHOOK_DELIVERY: "on", WEBHOOK_RETRY_SCHEDULE: "100ms,200ms" }, webhookTimeoutMs: TIMEOUT_MS });
 });
 afterEach(async () => {
   await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
@@ -249,5 +249,62 @@ describe("webhook endpoint URLs in production (SANDBOX off)", () => {
     const tenant = await newTenant(production);
     const res = await rest(production, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body: { url: "https://hooks.example.com/x" } });
     expect(res.status).toBe(201);
+  });
+});
+
+describe.skipIf(!testDatabaseUrl)("delivery across instances (PostgreSQL)", () => {
+  // Instances that share a database must share ENCRYPTION_KEY (the secrets are sealed with it).
+  const shared = { WEBHOOK_DELIVERY: "on", ENCRYPTION_KEY: "b".repeat(64), WEBHOOK_RETRY_SCHEDULE: "1500ms" };
+  // The file's own server would take these deliveries too: only the instances under test deliver here.
+  beforeAll(() => server.app.services.deliveryWorker.stop());
+  afterAll(() => server.app.services.deliveryWorker.start());
+
+  it("survives a restart in the middle of the retry schedule: the next instance makes the due attempt", async () => {
+    const first = await startServer({ env: shared });
+    const hooks = await receiver((n) => (n === 0 ? 500 : 200));
+    const tenant = await newTenant(first);
+    const endpoint = (await rest(first, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body: { url: hooks.url, events: ["user.created"] } })).body;
+    await createUser(first, tenant);
+    await hooks.waitFor(1);
+    await first.stop();
+
+    const second = await startServer({ env: shared });
+    const restartedAt = Date.now();
+    try {
+      const requests = await hooks.waitFor(2);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(requests).toHaveLength(2);
+      expect(requests[1].at).toBeGreaterThanOrEqual(restartedAt);
+      expect(requests[1].headers["webhook-id"]).toBe(requests[0].headers["webhook-id"]);
+      verified(endpoint.secret, requests[1]);
+      const attempts = (await rest(second, "GET", `/v1/webhook-endpoints/${endpoint.id}/deliveries`, { headers: tenant.headers })).body.data;
+      expect(attempts.map((a: { attempt: number; status: number }) => [a.attempt, a.status])).toEqual([[2, 200], [1, 500]]);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it("two instances delivering from one queue never make the same attempt twice", async () => {
+    const idle = { ...shared, WEBHOOK_DELIVERY: "off" };
+    const instances = [await startServer({ env: idle }), await startServer({ env: idle })];
+    // A slow receiver keeps both workers busy at once.
+    const hooks = await receiver(() => new Promise((resolve) => setTimeout(() => resolve(200), 30)));
+    try {
+      const tenant = await newTenant(instances[0]);
+      const endpoint = (await rest(instances[0], "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body: { url: hooks.url, events: ["user.created"] } })).body;
+      const users = 40;
+      await Promise.all(Array.from({ length: users }, (_, i) => createUser(instances[i % 2], tenant)));
+      // Both workers start on a full queue at the same moment.
+      for (const instance of instances) instance.app.services.deliveryWorker.start();
+      const requests = await hooks.waitFor(users, 20_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(requests).toHaveLength(users);
+      expect(new Set(requests.map((r) => r.headers["webhook-id"])).size).toBe(users);
+      const attempts = (await rest(instances[1], "GET", `/v1/webhook-endpoints/${endpoint.id}/deliveries?limit=100`, { headers: tenant.headers })).body.data;
+      expect(attempts).toHaveLength(users);
+      expect(attempts.every((a: { attempt: number; succeeded: boolean }) => a.attempt === 1 && a.succeeded)).toBe(true);
+    } finally {
+      await Promise.all(instances.map((instance) => instance.stop()));
+    }
   });
 });

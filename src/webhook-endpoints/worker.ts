@@ -107,9 +107,16 @@ export class DeliveryWorker {
     if (endpoint.previousSecretEnc && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > new Date()) {
       secrets.push(endpoint.previousSecretEnc);
     }
-    const payload = JSON.stringify(asClientEvent(event));
-    const outcome = await this.send(endpoint.url, event.id, payload, secrets.map((sealed) => openSecret(this.options.encryptionKey, sealed)));
-    await this.record(delivery, outcome);
+    let keys: string[];
+    try {
+      keys = secrets.map((sealed) => openSecret(this.options.encryptionKey, sealed));
+    } catch (err) {
+      // Another ENCRYPTION_KEY sealed it: every instance must share one. Recorded, so it does not stay leased unseen.
+      this.options.logger.error({ err, endpointId: endpoint.id }, "webhook endpoint secret could not be decrypted");
+      await this.record(delivery, { status: null, succeeded: false, error: "the endpoint's secret could not be read", durationMs: 0, createdAt: new Date() });
+      return;
+    }
+    await this.record(delivery, await this.send(endpoint.url, event.id, JSON.stringify(asClientEvent(event)), keys));
   }
 
   private async send(url: string, messageId: string, payload: string, secrets: string[]): Promise<Outcome> {

@@ -20,7 +20,7 @@ export type TestServer = {
 
 /** A real server on a free loopback port, over its own in-memory database unless PostgreSQL is configured. */
 export async function startServer(
-  options: { env?: Record<string, string>; providers?: AppOptions["providers"]; webhookDelivery?: { timeoutMs?: number } } = {},
+  options: { env?: Record<string, string>; providers?: AppOptions["providers"]; webhookTimeoutMs?: number } = {},
 ): Promise<TestServer> {
   const logs: string[] = [];
   const sink = new Writable({
@@ -37,12 +37,13 @@ export async function startServer(
     LOG_LEVEL: "info",
     RATE_LIMIT_PER_MINUTE: "100000",
     SANDBOX_SETTLE_MS: "600000",
+    // Test files share one database: only those about webhooks run a delivery worker (WEBHOOK_DELIVERY: "on").
+    WEBHOOK_DELIVERY: "off",
     ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
     ...options.env,
   });
   const app = await buildApp({ config, logger: createLogger(config.logLevel, sink), embeddedDir: "memory://", providers: options.providers,
-    // Test files share one database: only those about webhooks run a delivery worker.
-    webhookDelivery: options.webhookDelivery ?? { disabled: true },
+    webhookTimeoutMs: options.webhookTimeoutMs,
   });
   const url = await app.start();
   return { app, url, logs, stop: () => app.stop() };

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 
 export type Received = { headers: IncomingHttpHeaders; body: string; at: number };
 /** What the receiver does with its n-th request (0-based): answer with a status, or never answer. */
-export type Reply = (n: number, request: Received) => number | "hang";
+export type Reply = (n: number, request: Received) => number | "hang" | Promise<number>;
 
 /** A real HTTP receiver on 127.0.0.1 (port 0) recording every request it gets. */
 export async function startReceiver(reply: Reply = () => 200) {
@@ -12,10 +12,11 @@ export async function startReceiver(reply: Reply = () => 200) {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
+    req.on("end", async () => {
       const request = { headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), at: Date.now() };
-      const answer = reply(received.length, request);
+      const pending = reply(received.length, request);
       received.push(request);
+      const answer = await pending;
       if (answer === "hang") hanging.add(res);
       else res.writeHead(answer).end();
     });
