@@ -9,6 +9,7 @@ import type { Logger } from "../logger.js";
 import type { Services } from "../services.js";
 import { createContext, type Context } from "./context.js";
 import { maskError } from "./errors.js";
+import { sseEventIds } from "../events/sse.js";
 import { schema } from "./schema.js";
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, Context>;
@@ -47,6 +48,7 @@ export function createGraphQLServer(options: {
         blockFieldSuggestion: { enabled: !options.introspection },
       }),
       ...(options.introspection ? [] : [disableIntrospection()]),
+      sseEventIds(),
     ],
   });
 }
