@@ -78,10 +78,11 @@ describe.each([
     const [startEvent] = await waitForEvents(server, tenant, 1, DEPOSIT_TYPES);
     expect(startEvent.data.object.id).toBe(start);
 
-    // Deposits keep arriving before, during and after the subscription opens.
-    const arriving = Promise.all(Array.from({ length: 8 }, (_, i) => new Promise((r) => setTimeout(r, i * 60)).then(() => simulateUsdDeposit(server, tenant, userId, 2 + i))));
+    // Deposits arrive after the cursor, then keep arriving while the subscription opens.
+    const before = [await simulateUsdDeposit(server, tenant, userId, 2), await simulateUsdDeposit(server, tenant, userId, 3)];
+    const arriving = Promise.all(Array.from({ length: 6 }, (_, i) => new Promise((r) => setTimeout(r, i * 60)).then(() => simulateUsdDeposit(server, tenant, userId, 4 + i))));
     const resumed = await subscribe(tenant, { userId, after: startEvent.id });
-    const ids = await arriving;
+    const ids = [...before, ...(await arriving)];
     const received = [];
     for (let i = 0; i < ids.length; i++) received.push(await next(resumed));
     await resumed.nothingWithin(300);
