@@ -57,16 +57,16 @@ export class VirtualAccountService {
     try {
       return await this.deps.prisma.$transaction(async (tx) => {
         const account = await tx.virtualAccount.create({
-        data: {
-          userId: user.id,
-          clientId,
-          currency,
-          provider: provider.name,
-          destinationAsset: args.destinationAsset,
-          destinationNetwork: args.destinationNetwork,
-          destinationAddress,
-          ...columnsOf(details),
-        },
+          data: {
+            userId: user.id,
+            clientId,
+            currency,
+            provider: provider.name,
+            destinationAsset: args.destinationAsset,
+            destinationNetwork: args.destinationNetwork,
+            destinationAddress,
+            ...columnsOf(details),
+          },
         });
         await recordEvent(tx, { clientId, userId: user.id, type: "virtual_account.created", object: eventObject.virtualAccount(account) });
         return account;
