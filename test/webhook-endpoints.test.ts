@@ -6,10 +6,12 @@ import { waitForEvents, type FeedEvent } from "./support/events.js";
 import { startReceiver, type Receiver, type Reply } from "./support/webhook-receiver.js";
 
 const TIMEOUT_MS = 300;
+/** Every server of this file seals secrets with one key, as instances sharing a database must. */
+const ENCRYPTION_KEY = "b".repeat(64);
 let server: TestServer;
 const receivers: Receiver[] = [];
 beforeAll(async () => {
-  server = await startServer({ env: { WEBHOOK_DELIVERY: "on", WEBHOOK_RETRY_SCHEDULE: "100ms,200ms" }, webhookTimeoutMs: TIMEOUT_MS });
+  server = await startServer({ env: { WEBHOOK_DELIVERY: "on", WEBHOOK_RETRY_SCHEDULE: "100ms,200ms", ENCRYPTION_KEY }, webhookTimeoutMs: TIMEOUT_MS });
 });
 afterEach(async () => {
   await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
@@ -225,9 +227,14 @@ describe("webhook endpoints", () => {
 describe("webhook endpoint URLs in production (SANDBOX off)", () => {
   let production: TestServer;
   beforeAll(async () => {
-    production = await startServer({ env: { SANDBOX: "off" } });
+    // Only the production instance delivers while these run.
+    await server.app.services.deliveryWorker.stop();
+    production = await startServer({ env: { SANDBOX: "off", WEBHOOK_DELIVERY: "on", ENCRYPTION_KEY, WEBHOOK_RETRY_SCHEDULE: "1h" } });
   });
-  afterAll(() => production?.stop());
+  afterAll(async () => {
+    await production?.stop();
+    server.app.services.deliveryWorker.start();
+  });
 
   it.each([
     "http://hooks.example.com/x",
@@ -245,6 +252,21 @@ describe("webhook endpoint URLs in production (SANDBOX off)", () => {
     expect(res.status, JSON.stringify(res.body)).toBe(400);
   });
 
+  it("checks the resolved address again at delivery time: a name that resolves to loopback is not called", async () => {
+    const tenant = await newTenant(production);
+    const endpoint = (await rest(production, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body: { url: "https://hooks.example.com/x" } })).body;
+    // As if the name had been re-pointed at a loopback address after registration.
+    await production.app.db.prisma.webhookEndpoint.update({ where: { id: endpoint.id }, data: { url: "https://localhost:9/x" } });
+    await createUser(production, tenant);
+    const deadline = Date.now() + 15_000;
+    let attempts: { status: number | null; error: string | null }[] = [];
+    while (attempts.length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      attempts = (await rest(production, "GET", `/v1/webhook-endpoints/${endpoint.id}/deliveries`, { headers: tenant.headers })).body.data;
+    }
+    expect(attempts[0]).toMatchObject({ status: null, succeeded: false, error: "the destination resolves to an address that is not public" });
+  });
+
   it("accepts a public https URL", async () => {
     const tenant = await newTenant(production);
     const res = await rest(production, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body: { url: "https://hooks.example.com/x" } });
@@ -254,7 +276,7 @@ describe("webhook endpoint URLs in production (SANDBOX off)", () => {
 
 describe.skipIf(!testDatabaseUrl)("delivery across instances (PostgreSQL)", () => {
   // Instances that share a database must share ENCRYPTION_KEY (the secrets are sealed with it).
-  const shared = { WEBHOOK_DELIVERY: "on", ENCRYPTION_KEY: "b".repeat(64), WEBHOOK_RETRY_SCHEDULE: "1500ms" };
+  const shared = { WEBHOOK_DELIVERY: "on", ENCRYPTION_KEY, WEBHOOK_RETRY_SCHEDULE: "1500ms" };
   // The file's own server would take these deliveries too: only the instances under test deliver here.
   beforeAll(() => server.app.services.deliveryWorker.stop());
   afterAll(() => server.app.services.deliveryWorker.start());
