@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, startServer, testDatabaseUrl, type TestServer } from "./support/server.js";
 import { createUser, errorCodes, gql, rest } from "./support/http.js";
 import { ACTIVITY_EVENT_TYPES, allEvents, everyKindOfActivity, waitForEvents } from "./support/events.js";
+import { subscribeSse, subscribeWs, SUBSCRIBE_SETTLE_MS, type Subscriber } from "./support/subscriptions.js";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -78,6 +79,42 @@ describe("the events feed", () => {
 
   it("needs credentials", async () => {
     expect((await rest(server, "GET", "/v1/events")).status).toBe(401);
+  });
+});
+
+describe("the events subscription", () => {
+  const EVENTS = `subscription ($types: [String!], $after: ID) { events(types: $types, after: $after) { id type data } }`;
+  const next = async (subscriber: Subscriber) => {
+    const result = await subscriber.take(10_000);
+    expect(result.errors).toBeUndefined();
+    return { ...(result.data.events as { id: string; type: string; data: { object: { id: string } } }), sseId: result.sseId };
+  };
+
+  it.each([
+    { transport: "graphql-ws", open: (tenant: { apiKey: string; headers: Record<string, string> }, variables: Record<string, unknown>) => Promise.resolve(subscribeWs(server.url, { "x-api-key": tenant.apiKey }, EVENTS, variables)) },
+    { transport: "SSE", open: (tenant: { apiKey: string; headers: Record<string, string> }, variables: Record<string, unknown>) => subscribeSse(server.url, tenant.headers, EVENTS, variables) },
+  ])("streams the client's events of the given types over $transport and resumes after a cursor", async ({ open }) => {
+    const tenant = await newTenant(server);
+    const live = await open(tenant, { types: ["user.created"] });
+    await new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_SETTLE_MS));
+    try {
+      const first = await createUser(server, tenant);
+      const seen = await next(live);
+      expect(seen).toMatchObject({ type: "user.created", data: { object: { id: first } } });
+      live.close();
+      const [second, third] = [await createUser(server, tenant), await createUser(server, tenant)];
+      const resumed = await open(tenant, { types: ["user.created"], after: seen.id });
+      try {
+        expect([(await next(resumed)).data.object.id, (await next(resumed)).data.object.id]).toEqual([second, third]);
+        await resumed.nothingWithin(1500);
+      } finally {
+        resumed.close();
+      }
+      const log = await waitForEvents(server, tenant, 3, "&type=user.created");
+      expect(seen.id).toBe(log[0].id);
+    } finally {
+      live.close();
+    }
   });
 });
 

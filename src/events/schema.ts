@@ -1,5 +1,8 @@
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
+import { parseCursor, parseEventTypes } from "./service.js";
+import { lastEventIdOf, withSseCursor } from "./sse.js";
+import { tailLog } from "./tail.js";
 import type { ClientEvent } from "./types.js";
 import { EVENT_TYPES } from "./types.js";
 
@@ -58,3 +61,23 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, ctx) => ctx.services.clientEvents.get(await clientIdOf(ctx), args.id),
   }),
 }));
+
+/** Only deposits are announced on the bus; other types are found by this poll. */
+const EVENTS_POLL_MS = 1000;
+
+builder.subscriptionField("events", (t) =>
+  t.field({
+    type: EventRef,
+    description:
+      "The client's events as they are written (of the given types; all when omitted), read from the log: with `after` (over SSE also Last-Event-ID) " +
+      "the events after it first, then live, without gap or repeat. Deposit events arrive at once, others within about a second.",
+    args: { types: t.arg.stringList(), after: t.arg.id() },
+    subscribe: async (_root, args, ctx) => {
+      const clientId = await clientIdOf(ctx);
+      const types = parseEventTypes(args.types, "types");
+      const after = parseCursor(args.after ?? lastEventIdOf(ctx));
+      return withSseCursor(ctx, tailLog({ prisma: ctx.prisma, bus: ctx.services.events, clientId, types, after, pollMs: EVENTS_POLL_MS }));
+    },
+    resolve: (event) => event,
+  }),
+);

@@ -12,7 +12,7 @@ const PAGE = 100;
 const RECHECK_FIRST_MS = 50;
 const RECHECK_MAX_MS = 1000;
 const RECHECK_WINDOW_MS = 10_000;
-/** Without nudges (a NOTIFY lost while the listener reconnected, or events no nudge announces): a slow poll. */
+/** Without nudges (a NOTIFY lost while the listener reconnected): a slow poll. */
 const SAFETY_POLL_MS = 5000;
 
 export type TailOptions = {
@@ -24,6 +24,8 @@ export type TailOptions = {
   types: readonly string[];
   /** Resume after this event id; without it, start after the newest event readable now. */
   after?: string;
+  /** How often the log is read when no nudge comes (only deposits are announced on the bus). */
+  pollMs?: number;
 };
 
 /**
@@ -70,7 +72,7 @@ export function tailLog(options: TailOptions): AsyncIterable<ClientEvent> {
         if (page.hasMore || stopped || nudgeCount !== nudgesBefore) continue;
         await new Promise<void>((resolve) => {
           const rechecking = Date.now() < recheckUntil;
-          const timer = setTimeout(resolve, rechecking ? recheckMs : SAFETY_POLL_MS);
+          const timer = setTimeout(resolve, rechecking ? recheckMs : (options.pollMs ?? SAFETY_POLL_MS));
           if (rechecking) recheckMs = Math.min(recheckMs * 2, RECHECK_MAX_MS);
           wake = () => {
             clearTimeout(timer);
