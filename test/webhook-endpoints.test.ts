@@ -2,7 +2,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
 import { createUser, errorCodes, gql, rest } from "./support/http.js";
-import { waitForEvents, type FeedEvent } from "./support/events.js";
+import { ACTIVITY_EVENT_TYPES, everyKindOfActivity, waitForEvents, type FeedEvent } from "./support/events.js";
 import { startReceiver, type Receiver, type Reply } from "./support/webhook-receiver.js";
 
 const TIMEOUT_MS = 300;
@@ -78,6 +78,18 @@ describe("webhook endpoints", () => {
       id: expect.any(String), eventId: event.id, attempt: 1, status: 200, succeeded: true, error: null,
       durationMs: expect.any(Number), createdAt: expect.any(String), nextAttemptAt: null,
     });
+  });
+
+  it("delivers, verifiably signed, every type of event the client's own activity causes, as the feed has them", async () => {
+    const tenant = await newTenant(server);
+    const hooks = await receiver();
+    const endpoint = await register(tenant, { url: hooks.url });
+    await everyKindOfActivity(server, tenant);
+    const requests = await hooks.waitFor(ACTIVITY_EVENT_TYPES.length);
+    const delivered = requests.map((request) => verified(endpoint.secret, request));
+    const feed = await waitForEvents(server, tenant, ACTIVITY_EVENT_TYPES.length + 1);
+    expect([...delivered].sort((a, b) => a.id.localeCompare(b.id))).toEqual(feed.slice(1));
+    expect(new Set(delivered.map((event) => event.type))).toEqual(new Set(ACTIVITY_EVENT_TYPES));
   });
 
   it("keeps the secret encrypted at rest and out of the logs", async () => {
