@@ -5,7 +5,8 @@ import { createUser, errorCodes, gql, rest } from "./support/http.js";
 import { ACTIVITY_EVENT_TYPES, everyKindOfActivity, waitForEvents, type FeedEvent } from "./support/events.js";
 import { startReceiver, type Receiver, type Reply } from "./support/webhook-receiver.js";
 
-const TIMEOUT_MS = 300;
+/** Short, yet long enough that a busy embedded database (in this process) does not time out a prompt receiver. */
+const TIMEOUT_MS = 1000;
 /** Every server of this file seals secrets with one key, as instances sharing a database must. */
 const ENCRYPTION_KEY = "b".repeat(64);
 let server: TestServer;
@@ -85,10 +86,11 @@ describe("webhook endpoints", () => {
     const hooks = await receiver();
     const endpoint = await register(tenant, { url: hooks.url });
     await everyKindOfActivity(server, tenant);
-    const requests = await hooks.waitFor(ACTIVITY_EVENT_TYPES.length);
-    const delivered = requests.map((request) => verified(endpoint.secret, request));
+    const requests = await hooks.waitForMessages(ACTIVITY_EVENT_TYPES.length);
+    // At-least-once: a receiver keeps the first of each webhook-id.
+    const delivered = [...new Map(requests.map((request) => [request.headers["webhook-id"], verified(endpoint.secret, request)])).values()];
     const feed = await waitForEvents(server, tenant, ACTIVITY_EVENT_TYPES.length + 1);
-    expect([...delivered].sort((a, b) => a.id.localeCompare(b.id))).toEqual(feed.slice(1));
+    expect(delivered.sort((a, b) => a.id.localeCompare(b.id))).toEqual(feed.slice(1));
     expect(new Set(delivered.map((event) => event.type))).toEqual(new Set(ACTIVITY_EVENT_TYPES));
   });
 

@@ -32,6 +32,14 @@ export async function startReceiver(reply: Reply = () => 200) {
       while (received.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
       return received;
     },
+    /** Waits until `count` distinct webhook-ids have arrived (deliveries are at-least-once), then returns the requests. */
+    async waitForMessages(count: number, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (new Set(received.map((r) => r.headers["webhook-id"])).size < count && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      return received;
+    },
     close() {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
