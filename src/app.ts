@@ -46,9 +46,11 @@ export type AppOptions = {
   embeddedDir?: string;
   /** Replaces some providers (tests use this to make an external party fail). */
   providers?: Partial<Providers>;
+  /** How long a webhook receiver has to answer (default 10 s; tests shorten it). */
+  webhookTimeoutMs?: number;
 };
 
-export async function buildApp({ config, logger, embeddedDir, providers: overrides }: AppOptions): Promise<App> {
+export async function buildApp({ config, logger, embeddedDir, providers: overrides, webhookTimeoutMs }: AppOptions): Promise<App> {
   const db = await openDatabase({
     url: config.databaseUrl,
     embeddedDir: embeddedDir ?? embeddedDataDir(config.dataDir),
@@ -68,7 +70,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     logger,
   });
   const metrics = createMetrics();
-  const services = createServices({ prisma: db.prisma, sql: db.sql, config, logger, mailer, providers, events: bus.events, metrics });
+  const services = createServices({ prisma: db.prisma, sql: db.sql, config, logger, mailer, providers, events: bus.events, metrics, webhookTimeoutMs });
   const admin = db.lockedDataDir ? await serveAdminSocket({ dataDir: db.lockedDataDir, prisma: db.prisma, keys: services.keys, logger }) : undefined;
   const rateLimits = new RateLimits(
     {
@@ -144,6 +146,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
           const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
           url = `http://${host}:${port}`;
           if (config.sandbox) settler = startDepositSettler({ deposits: services.deposits, sandbox: services.sandboxDeposits, logger });
+          if (config.webhookDelivery) services.deliveryWorker.start();
           resolve(url);
         });
       });
@@ -159,6 +162,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
       await settler?.stop();
       services.credentialWatch.close();
       await services.credentials.close();
+      await services.deliveryWorker.stop();
       mailer.close();
       redis?.disconnect();
       await bus.close();

@@ -39,7 +39,28 @@ const EnvSchema = z.object({
   WS_MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).default(200),
   WS_MAX_OPERATIONS_PER_CONNECTION: z.coerce.number().int().min(1).default(20),
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  WEBHOOK_DELIVERY: booleanFlag.default(true),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default("5s,5m,30m,2h,5h,10h,10h")
+    .transform((value, ctx) => {
+      const delays = parseDurations(value);
+      if (!delays) ctx.addIssue({ code: "custom", message: "must be comma-separated durations with units ms, s, m or h (for example 5s,5m,30m)" });
+      return delays ?? [];
+    }),
 });
+
+const DURATION = /^(\d{1,9})(ms|s|m|h)$/;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** `5s,5m,2h` → milliseconds; undefined when any part is not a positive duration with a unit. */
+export function parseDurations(text: string): number[] | undefined {
+  const delays = text.split(",").map((part) => {
+    const match = DURATION.exec(part.trim());
+    return match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : 0;
+  });
+  return delays.every((ms) => ms > 0) ? delays : undefined;
+}
 
 export type Config = {
   env: "development" | "production" | "test";
@@ -69,6 +90,10 @@ export type Config = {
   websocket: { connectionsPerIp: number; connectionsPerClient: number; subscriptionsPerConnection: number };
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken?: string;
+  /** Whether this instance runs a webhook delivery worker (API-only instances may leave it to others). */
+  webhookDelivery: boolean;
+  /** Delays before each retry of an outbound webhook delivery, in milliseconds. */
+  webhookRetryScheduleMs: number[];
 };
 
 export class ConfigError extends Error {}
@@ -152,5 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       subscriptionsPerConnection: e.WS_MAX_OPERATIONS_PER_CONNECTION,
     },
     metricsToken: e.METRICS_TOKEN,
+    webhookDelivery: e.WEBHOOK_DELIVERY,
+    webhookRetryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE,
   };
 }

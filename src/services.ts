@@ -27,6 +27,9 @@ import { WebhookService } from "./webhooks/service.js";
 import { SandboxDeposits, ONCHAIN_WATCHER } from "./sandbox/deposits.js";
 import { webhookFeed } from "./sandbox/webhook-feed.js";
 import { webhookSecretFor } from "./webhooks/secrets.js";
+import { EventService } from "./events/service.js";
+import { WebhookEndpointService } from "./webhook-endpoints/service.js";
+import { DeliveryWorker } from "./webhook-endpoints/worker.js";
 
 export type ServiceDeps = {
   prisma: PrismaClient;
@@ -38,6 +41,8 @@ export type ServiceDeps = {
   /** Cross-instance events (deposit updates). */
   events: Events;
   metrics: BusinessMetrics;
+  /** How long a webhook receiver has to answer (10 s; tests shorten it). */
+  webhookTimeoutMs?: number;
 };
 
 /** The composition root: every domain service, wired once per process. */
@@ -74,8 +79,30 @@ export function createServices(deps: ServiceDeps) {
     virtualAccounts,
     balanceLookup: new BalanceLookupService({ users, ledger }),
     withdrawals: new WithdrawalService({ prisma: deps.prisma, users, ledger, metrics: deps.metrics }),
+    clientEvents: new EventService(deps.prisma),
+    ...webhookServices(deps),
     ...depositServices(deps, { users, ledger, wallets, virtualAccounts, conversion }),
   };
+}
+
+/** Outbound webhooks: the client's endpoints and the worker that delivers to them. */
+function webhookServices(deps: ServiceDeps) {
+  const strictUrls = !deps.config.sandbox;
+  const deliveryWorker = new DeliveryWorker({
+    prisma: deps.prisma,
+    logger: deps.logger,
+    encryptionKey: deps.config.encryptionKey,
+    retryScheduleMs: deps.config.webhookRetryScheduleMs,
+    timeoutMs: deps.webhookTimeoutMs ?? 10_000,
+    strictUrls,
+  });
+  const webhookEndpoints = new WebhookEndpointService({
+    prisma: deps.prisma,
+    encryptionKey: deps.config.encryptionKey,
+    strictUrls,
+    onQueued: () => deliveryWorker.nudge(),
+  });
+  return { webhookEndpoints, deliveryWorker };
 }
 
 /** Deposits, the webhooks that drive them, and the sandbox that plays their providers. */

@@ -62,6 +62,10 @@ describe("loadConfig", () => {
     ["GRAPHQL_INTROSPECTION", "sometimes"],
     ["CUSTODIAN_MASTER_KEY", "not-an-xprv"],
     ["METRICS_TOKEN", "short"],
+    ["WEBHOOK_RETRY_SCHEDULE", "5s,soon"],
+    ["WEBHOOK_RETRY_SCHEDULE", "5"],
+    ["WEBHOOK_RETRY_SCHEDULE", "0s"],
+    ["WEBHOOK_DELIVERY", "sometimes"],
   ])("refuses %s=%s with a ConfigError naming the variable", (name, value) => {
     expect(configErrorOf({ [name]: value }).message).toContain(name);
   });
@@ -83,6 +87,11 @@ describe("loadConfig", () => {
   it("reads switches and numbers", () => {
     const config = loadConfig({ DATA_DIR: dataDir(), SANDBOX: "off", PORT: "8080", RATE_LIMIT_PER_MINUTE: "60", GRAPHQL_INTROSPECTION: "no" });
     expect(config).toMatchObject({ sandbox: false, port: 8080, rateLimitPerMinute: 60, introspection: false });
+  });
+
+  it("reads the webhook retry schedule in ms, s, m and h, with the documented default", () => {
+    expect(loadConfig({ DATA_DIR: dataDir(), WEBHOOK_RETRY_SCHEDULE: "250ms, 2s,3m,1h" }).webhookRetryScheduleMs).toEqual([250, 2000, 180_000, 3_600_000]);
+    expect(loadConfig({ DATA_DIR: dataDir() }).webhookRetryScheduleMs).toEqual([5, 300, 1800, 7200, 18_000, 36_000, 36_000].map((s) => s * 1000));
   });
 });
 

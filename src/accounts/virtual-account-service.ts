@@ -3,6 +3,8 @@ import { z } from "zod";
 import type { Prisma, PrismaClient, VirtualAccount } from "../generated/prisma/client.js";
 import { isUniqueViolation } from "../db/errors.js";
 import { AppError } from "../errors.js";
+import { recordEvent } from "../events/log.js";
+import { eventObject } from "../events/objects.js";
 import type { Logger } from "../logger.js";
 import type { BankAccountDetails, BankingProvider } from "../providers/banking.js";
 import type { UserService } from "../users/service.js";
@@ -53,17 +55,21 @@ export class VirtualAccountService {
     const provider = this.providerFor(currency);
     const details = await this.issue(provider, currency, `${user.firstName} ${user.lastName}`);
     try {
-      return await this.deps.prisma.virtualAccount.create({
-        data: {
-          userId: user.id,
-          clientId,
-          currency,
-          provider: provider.name,
-          destinationAsset: args.destinationAsset,
-          destinationNetwork: args.destinationNetwork,
-          destinationAddress,
-          ...columnsOf(details),
-        },
+      return await this.deps.prisma.$transaction(async (tx) => {
+        const account = await tx.virtualAccount.create({
+          data: {
+            userId: user.id,
+            clientId,
+            currency,
+            provider: provider.name,
+            destinationAsset: args.destinationAsset,
+            destinationNetwork: args.destinationNetwork,
+            destinationAddress,
+            ...columnsOf(details),
+          },
+        });
+        await recordEvent(tx, { clientId, userId: user.id, type: "virtual_account.created", object: eventObject.virtualAccount(account) });
+        return account;
       });
     } catch (err) {
       // A concurrent request for the same (user, currency) won: theirs is the account.

@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { inTransaction } from "../db/transaction.js";
+import { recordEvent } from "../events/log.js";
+import { eventObject } from "../events/objects.js";
 import { notFound } from "../errors.js";
 import { parseAmount } from "../ledger/amount.js";
 import type { LedgerService } from "../ledger/service.js";
@@ -42,9 +44,11 @@ export class CardSpendingService {
         ],
       });
       const balance = entries.find((entry) => entry.userId === user.id)!.balanceAfter;
-      return tx.cardTransaction.create({
+      const transaction = await tx.cardTransaction.create({
         data: { id, cardId: card.id, userId: user.id, clientId, amount: amount.toFixed(), balance, description, status: "SETTLED", type: "DEBIT" },
       });
+      await recordEvent(tx, { clientId, userId: user.id, type: "card.transaction.created", object: eventObject.cardTransaction(transaction) });
+      return transaction;
     });
   }
 }

@@ -2,6 +2,8 @@ import { Decimal } from "decimal.js";
 import { z } from "zod";
 import type { Conversion, ConversionQuote, PrismaClient } from "../generated/prisma/client.js";
 import { inTransaction, type Tx } from "../db/transaction.js";
+import { recordEvent } from "../events/log.js";
+import { eventObject } from "../events/objects.js";
 import { badInput } from "../errors.js";
 import { Exact, parseAmount } from "../ledger/amount.js";
 import type { LedgerService } from "../ledger/service.js";
@@ -137,6 +139,8 @@ export class ConversionService {
         { account: { system: "FEES", currency: terms.from }, amount: terms.fee, type: "FEE" },
       );
     }
+    // In the caller's transaction: the event stands or falls with the journal posted there.
+    await recordEvent(tx, { clientId, userId, type: "conversion.completed", object: eventObject.conversion(conversion) });
     return { conversion, journal: { clientId, type: "CONVERSION_OUT", referenceId: conversion.id, postings } };
   }
 }

@@ -4,6 +4,9 @@ import type { Deposit, Prisma, PrismaClient } from "../generated/prisma/client.j
 import type { Tx } from "../db/transaction.js";
 import { AppError, notFound } from "../errors.js";
 import type { BusinessMetrics } from "../metrics/metrics.js";
+import { recordEvent } from "../events/log.js";
+import { eventObject } from "../events/objects.js";
+import type { EventType } from "../events/types.js";
 import type { Events } from "../pubsub/events.js";
 import { requireUuid } from "../validation.js";
 import type { DepositSettlement } from "./settlement.js";
@@ -59,7 +62,10 @@ export class DepositService {
       ],
       skipDuplicates: true,
     });
-    return created.count ? tx.deposit.findUniqueOrThrow({ where: { id } }) : null;
+    if (!created.count) return null;
+    const deposit = await tx.deposit.findUniqueOrThrow({ where: { id } });
+    await recordDepositEvent(tx, "deposit.created", deposit);
+    return deposit;
   }
 
   /**
@@ -125,9 +131,16 @@ export class DepositService {
       where: { provider, eventId: reference, status: DEPOSIT_STATUS.PENDING },
       data: { ...change, settleAt: null },
     });
-    if (moved) return moved;
-    const known = await tx.deposit.count({ where: { provider, eventId: reference } });
-    if (!known) throw notFound("Deposit");
-    return null;
+    if (!moved) {
+      const known = await tx.deposit.count({ where: { provider, eventId: reference } });
+      if (!known) throw notFound("Deposit");
+      return null;
+    }
+    await recordDepositEvent(tx, change.status === DEPOSIT_STATUS.COMPLETED ? "deposit.completed" : "deposit.failed", moved);
+    return moved;
   }
+}
+
+function recordDepositEvent(tx: Tx, type: EventType, deposit: Deposit) {
+  return recordEvent(tx, { clientId: deposit.clientId, userId: deposit.userId, type, object: eventObject.deposit(deposit) });
 }

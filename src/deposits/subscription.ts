@@ -1,22 +1,37 @@
-import { filter, pipe } from "graphql-yoga";
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
+import { parseCursor } from "../events/service.js";
+import { lastEventIdOf, withSseCursor } from "../events/sse.js";
+import { tailLog } from "../events/tail.js";
+import { DEPOSIT_EVENT_TYPES, type ClientEvent } from "../events/types.js";
 import "./schema.js";
+
+builder.prismaObjectFields("Deposit", (t) => ({
+  eventCursor: t.string({
+    nullable: true,
+    description: "In depositUpdated payloads: the id of the log event this payload reports; pass it as `after` to resume from there. Null elsewhere.",
+    resolve: (deposit) => (deposit as typeof deposit & { eventCursor?: string }).eventCursor ?? null,
+  }),
+}));
 
 builder.subscriptionField("depositUpdated", (t) =>
   t.prismaField({
     type: "Deposit",
-    description: "Every creation and status change of the calling client's deposits (of one user when userId is given).",
-    args: { userId: t.arg.id() },
+    description:
+      "Every creation and status change of the calling client's deposits (of one user when userId is given), read from the event log. " +
+      "With `after` (an eventCursor; over SSE also the Last-Event-ID header) the changes since that event are replayed first, then it continues live, without gap or repeat.",
+    args: { userId: t.arg.id(), after: t.arg.id() },
     subscribe: async (_root, args, ctx) => {
       const clientId = await clientIdOf(ctx);
       const userId = args.userId == null ? undefined : (await ctx.services.users.get(clientId, args.userId)).id;
-      return pipe(
-        ctx.services.events.subscribe("deposit"),
-        filter((event) => event.clientId === clientId && (userId === undefined || event.userId === userId)),
-      );
+      const after = parseCursor(args.after ?? lastEventIdOf(ctx));
+      return withSseCursor(ctx, tailLog({ prisma: ctx.prisma, bus: ctx.services.events, clientId, userId, types: DEPOSIT_EVENT_TYPES, after }));
     },
-    // The event only names the deposit; the payload is the row as committed, with the selection's relations.
-    resolve: (query, event, _args, ctx) => ctx.services.deposits.get(event.clientId, event.depositId, query),
+    // The deposit as committed, with the selection's relations, in the state this event reports.
+    resolve: async (query, event: ClientEvent, _args, ctx) => {
+      const deposit = await ctx.services.deposits.get(await clientIdOf(ctx), event.data.object.id, query);
+      const { status, updatedAt } = event.data.object as { status: string; updatedAt: string };
+      return { ...deposit, status, updatedAt: new Date(updatedAt), failureReason: status === "FAILED" ? deposit.failureReason : null, eventCursor: event.id };
+    },
   }),
 );

@@ -15,6 +15,7 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: Date; Output: Date | string };
     Date: { Input: string; Output: string };
     Decimal: { Input: string; Output: { toString(): string } | string };
+    JSON: { Input: unknown; Output: unknown };
   };
 }>({
   plugins: [PrismaPlugin, SimpleObjectsPlugin],

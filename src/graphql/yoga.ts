@@ -15,6 +15,7 @@ import { useTextInputRule } from "../pipeline/text-input.js";
 import type { Services } from "../services.js";
 import { createContext, type Context } from "./context.js";
 import { maskError } from "./errors.js";
+import { sseEventIds } from "../events/sse.js";
 import { schema } from "./schema.js";
 
 export type Yoga = YogaServerInstance<TransportContext, Context>;
@@ -53,6 +54,7 @@ export function createGraphQLServer(options: {
       useIdempotency({ records: options.idempotency, services, logger }),
       useStreamLifetime({ watch: services.credentialWatch, services }),
       graphqlMetrics(options.metrics.registry),
+      sseEventIds(),
     ],
   });
 }

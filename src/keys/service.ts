@@ -1,6 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { notFound } from "../errors.js";
+import { recordEvent } from "../events/log.js";
+import { eventObject } from "../events/objects.js";
 import { requireUuid } from "../validation.js";
 import type { CredentialCache } from "../auth/credential-cache.js";
 
@@ -23,8 +25,10 @@ export class ApiKeyService {
   async create(clientId: string) {
     const prefix = `fpk_${randomBytes(6).toString("hex")}`;
     const key = `${prefix}.${randomBytes(32).toString("base64url")}`;
-    const row = await this.prisma.apiKey.create({
-      data: { clientId, prefix, hash: sha256(key).toString("hex") },
+    const row = await this.prisma.$transaction(async (tx) => {
+      const created = await tx.apiKey.create({ data: { clientId, prefix, hash: sha256(key).toString("hex") } });
+      await recordEvent(tx, { clientId, type: "api_key.created", object: eventObject.apiKey(created) });
+      return created;
     });
     return { id: row.id, key, prefix, createdAt: row.createdAt };
   }
@@ -39,9 +43,14 @@ export class ApiKeyService {
     const key = await this.prisma.apiKey.findFirst({ where: { id, clientId } });
     if (!key) throw notFound("API key");
     if (key.revokedAt) return key;
-    await this.prisma.apiKey.updateMany({ where: { id, clientId, revokedAt: null }, data: { revokedAt: new Date() } });
+    const row = await this.prisma.$transaction(async (tx) => {
+      const revoked = await tx.apiKey.updateMany({ where: { id, clientId, revokedAt: null }, data: { revokedAt: new Date() } });
+      const revokedRow = await tx.apiKey.findUniqueOrThrow({ where: { id, clientId } });
+      if (revoked.count) await recordEvent(tx, { clientId, type: "api_key.revoked", object: eventObject.apiKey(revokedRow) });
+      return revokedRow;
+    });
     this.credentials?.revoked(id);
-    return this.prisma.apiKey.findUniqueOrThrow({ where: { id, clientId } });
+    return row;
   }
 
   /** Resolves a presented key to its client, or null for a malformed, unknown or revoked key. */

@@ -4,6 +4,8 @@ import type { Prisma, PrismaClient, User } from "../generated/prisma/client.js";
 import type { SqlReader } from "../db/database.js";
 import { isUniqueViolation } from "../db/errors.js";
 import { AppError, notFound } from "../errors.js";
+import { recordEvent } from "../events/log.js";
+import { eventObject } from "../events/objects.js";
 import { email, pageArgs, parseInput, requireUuid } from "../validation.js";
 
 const name = (field: string) =>
@@ -49,8 +51,10 @@ export class UserService {
   async create(clientId: string, input: unknown) {
     const user = parseInput(CreateUser, input);
     try {
-      return await this.prisma.user.create({
-        data: { ...user, dob: new Date(`${user.dob}T00:00:00.000Z`), clientId },
+      return await this.prisma.$transaction(async (tx) => {
+        const created = await tx.user.create({ data: { ...user, dob: new Date(`${user.dob}T00:00:00.000Z`), clientId } });
+        await recordEvent(tx, { clientId, userId: created.id, type: "user.created", object: eventObject.user(created) });
+        return created;
       });
     } catch (err) {
       if (isUniqueViolation(err)) {

@@ -3,6 +3,8 @@ import type { Decimal } from "decimal.js";
 import { getAddress } from "viem";
 import type { Prisma, PrismaClient, User, Withdrawal } from "../generated/prisma/client.js";
 import { inTransaction, type Tx } from "../db/transaction.js";
+import { recordEvent } from "../events/log.js";
+import { eventObject } from "../events/objects.js";
 import { AppError, badInput, notFound } from "../errors.js";
 import { Exact, parseAmount } from "../ledger/amount.js";
 import type { LedgerService } from "../ledger/service.js";
@@ -118,6 +120,7 @@ export class WithdrawalService {
           { account: { system: "PAYOUTS", currency }, amount, type: "WITHDRAWAL" },
         ],
       });
+      await recordEvent(tx, { clientId, userId, type: "withdrawal.created", object: eventObject.withdrawal(withdrawal) });
       return withdrawal;
     });
     this.deps.metrics.withdrawals.inc({ type: initiated.type, status: initiated.status });
@@ -138,6 +141,10 @@ export class WithdrawalService {
         throw new AppError("CONFLICT", `Withdrawal is already ${withdrawal.status}`);
       }
       if (moved.count && change.status === WITHDRAWAL_STATUS.FAILED) await this.reverse(tx, withdrawal);
+      if (moved.count) {
+        const type = change.status === WITHDRAWAL_STATUS.COMPLETED ? "withdrawal.completed" : "withdrawal.failed";
+        await recordEvent(tx, { clientId, userId: withdrawal.userId, type, object: eventObject.withdrawal(withdrawal) });
+      }
       return { withdrawal, closed: moved.count > 0 };
     });
     if (closed) this.deps.metrics.withdrawals.inc({ type: withdrawal.type, status: change.status });

@@ -26,6 +26,8 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
       LOG_LEVEL: "info",
       SANDBOX_SETTLE_MS: "600000",
       RATE_LIMIT_PER_MINUTE: "100000",
+      // Test files share one database: only those about webhooks run a delivery worker.
+      WEBHOOK_DELIVERY: "off",
       ...SHARED_SECRETS,
       ...env,
     },

@@ -20,7 +20,7 @@ export type TestServer = {
 
 /** A real server on a free loopback port, over its own in-memory database unless PostgreSQL is configured. */
 export async function startServer(
-  options: { env?: Record<string, string>; providers?: AppOptions["providers"] } = {},
+  options: { env?: Record<string, string>; providers?: AppOptions["providers"]; webhookTimeoutMs?: number } = {},
 ): Promise<TestServer> {
   const logs: string[] = [];
   const sink = new Writable({
@@ -38,10 +38,14 @@ export async function startServer(
     RATE_LIMIT_PER_MINUTE: "100000",
     SIGN_IN_RATE_LIMIT_PER_MINUTE: "100000",
     SANDBOX_SETTLE_MS: "600000",
+    // Test files share one database: only those about webhooks run a delivery worker (WEBHOOK_DELIVERY: "on").
+    WEBHOOK_DELIVERY: "off",
     ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
     ...options.env,
   });
-  const app = await buildApp({ config, logger: createLogger(config.logLevel, sink), embeddedDir: "memory://", providers: options.providers });
+  const app = await buildApp({ config, logger: createLogger(config.logLevel, sink), embeddedDir: "memory://", providers: options.providers,
+    webhookTimeoutMs: options.webhookTimeoutMs,
+  });
   const url = await app.start();
   return { app, url, logs, stop: () => app.stop() };
 }

@@ -1,7 +1,8 @@
 import { createClient } from "graphql-ws";
 import WebSocket from "ws";
 
-export type SubscriptionResult = { data?: any; errors?: { message: string; extensions?: { code?: string } }[] };
+/** `sseId`: the `id:` line of the SSE message that carried it. */
+export type SubscriptionResult = { data?: any; errors?: { message: string; extensions?: { code?: string } }[]; sseId?: string };
 
 /** A live subscription seen from the client: results queue up until the test takes them. */
 export type Subscriber = {
@@ -110,8 +111,9 @@ async function readEvents(response: Response, onResult: (result: SubscriptionRes
       const lines = block.split("\n");
       const event = lines.find((line) => line.startsWith("event:"))?.slice(6).trim() ?? "message";
       const data = lines.filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trim()).join("\n");
+      const id = lines.find((line) => line.startsWith("id:"))?.slice(3).trim();
       if (event === "complete") return;
-      if (data) onResult(JSON.parse(data) as SubscriptionResult);
+      if (data) onResult({ ...(JSON.parse(data) as SubscriptionResult), ...(id ? { sseId: id } : {}) });
     }
   }
 }

@@ -2,6 +2,9 @@ import { z } from "zod";
 import { doc } from "../docs.js";
 import type { Route } from "../route.js";
 
+/** An API key as lists show it (also the `data.object` of API key events). */
+export const API_KEY_KEYS = ["id", "prefix", "createdAt", "lastUsedAt", "revokedAt"] as const;
+const API_KEY = API_KEY_KEYS.join(" ");
 const ApiKey = z.object({
   id: doc.id,
   prefix: z.string().describe("the public part, shown in lists"),
@@ -25,14 +28,14 @@ export const apiKeyRoutes: Route[] = [
   {
     method: "GET",
     path: "/v1/api-keys",
-    operation: `query { apiKeys { id prefix createdAt lastUsedAt revokedAt } }`,
+    operation: `query { apiKeys { ${API_KEY} } }`,
     result: (data) => data.apiKeys,
     docs: { summary: "List the client's API keys", response: z.array(ApiKey) },
   },
   {
     method: "DELETE",
     path: "/v1/api-keys/:keyId",
-    operation: `mutation ($id: ID!) { revokeApiKey(id: $id) { id prefix createdAt lastUsedAt revokedAt } }`,
+    operation: `mutation ($id: ID!) { revokeApiKey(id: $id) { ${API_KEY} } }`,
     variables: ({ params }) => ({ id: params.keyId }),
     result: (data) => ({ success: true, apiKey: data.revokeApiKey }),
     errors: { NOT_FOUND: { field: "message" } },

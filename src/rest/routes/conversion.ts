@@ -1,9 +1,14 @@
 import { z } from "zod";
 import { ConversionRequest, Pair } from "../../conversion/service.js";
 import { doc } from "../docs.js";
+import { pickKeys } from "../pick-keys.js";
 import { withNumbers, type Route } from "../route.js";
 
 const MONEY = ["amount", "rate", "fee", "convertedAmount"] as const;
+const CONVERSION_KEYS = ["id", "userId", "from", "to", "amount", "rate", "fee", "convertedAmount", "quoteId", "createdAt"] as const;
+
+/** A conversion as REST shows it, money as JSON numbers (also the `data.object` of conversion events). */
+export const conversionBody = (conversion: Record<string, unknown>) => withNumbers(pickKeys(conversion, CONVERSION_KEYS), MONEY);
 
 const terms = {
   from: z.string(),
@@ -33,10 +38,10 @@ export const conversionRoutes: Route[] = [
     method: "POST",
     path: "/v1/conversion",
     operation: `mutation ($input: CreateConversionInput!) {
-      createConversion(input: $input) { id userId from to amount rate fee convertedAmount quoteId createdAt }
+      createConversion(input: $input) { ${CONVERSION_KEYS.join(" ")} }
     }`,
     variables: ({ body }) => ({ input: { userId: body.userId, from: body.from, to: body.to, amount: body.amount, quoteId: body.quoteId } }),
-    result: (data) => withNumbers(data.createConversion, MONEY),
+    result: (data) => conversionBody(data.createConversion),
     docs: {
       summary: "Convert between the user's balances, at a quote's rate when quoteId is given",
       body: z.object({ ...Pair.shape, ...ConversionRequest.shape, amount: doc.money }),

@@ -3,7 +3,9 @@ import { CreateUser } from "../../users/service.js";
 import { doc } from "../docs.js";
 import { integer, type Route } from "../route.js";
 
-const USER = "id createdAt updatedAt firstName lastName phoneNumber email clientId";
+/** The contract's user record, in its order (also the `data.object` of user events). */
+export const USER_KEYS = ["id", "createdAt", "updatedAt", "firstName", "lastName", "phoneNumber", "email", "clientId"] as const;
+const USER = USER_KEYS.join(" ");
 const User = z.object({
   id: doc.id,
   createdAt: doc.timestamp,

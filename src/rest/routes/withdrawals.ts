@@ -23,7 +23,7 @@ const Withdrawal = z.object({
 const REFERENCE = { reference: "the withdrawal's reference" };
 
 /** The withdrawal record of §6, money as JSON numbers. */
-const withdrawalBody = (withdrawal: Record<string, unknown>) => withNumbers(pickKeys(withdrawal, RECORD), ["amount", "fee"]);
+export const withdrawalBody = (withdrawal: Record<string, unknown>) => withNumbers(pickKeys(withdrawal, RECORD), ["amount", "fee"]);
 
 /** The contract's legacy behaviour: insufficient funds on any withdrawal path is a 500 {error, details}. */
 const LEGACY_FUNDS_ERROR = { INSUFFICIENT_FUNDS: { status: 500 } } as const;

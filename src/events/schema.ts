@@ -1,0 +1,83 @@
+import { builder } from "../graphql/builder.js";
+import { clientIdOf } from "../graphql/context.js";
+import { parseCursor, parseEventTypes } from "./service.js";
+import { lastEventIdOf, withSseCursor } from "./sse.js";
+import { tailLog } from "./tail.js";
+import type { ClientEvent } from "./types.js";
+import { EVENT_TYPES } from "./types.js";
+
+builder.scalarType("JSON", {
+  description: "Any JSON value.",
+  serialize: (value) => value,
+  parseValue: (value) => value,
+});
+
+export const EventRef = builder.objectRef<ClientEvent>("Event").implement({
+  description: `Something that happened to one of the client's resources. Types: ${EVENT_TYPES.join(", ")}.`,
+  fields: (t) => ({
+    id: t.exposeID("id", { description: "evt_…; ids sort in the order the feed returns them" }),
+    type: t.exposeString("type"),
+    createdAt: t.field({ type: "DateTime", resolve: (event) => event.createdAt }),
+    data: t.field({ type: "JSON", description: "{object}: the resource as REST shows it (money as JSON numbers)", resolve: (event) => event.data }),
+  }),
+});
+
+const EventEdge = builder.objectRef<ClientEvent>("EventEdge").implement({
+  fields: (t) => ({
+    cursor: t.exposeString("id"),
+    node: t.field({ type: EventRef, resolve: (event) => event }),
+  }),
+});
+
+const PageInfo = builder.simpleObject("PageInfo", {
+  fields: (t) => ({
+    hasNextPage: t.boolean(),
+    endCursor: t.string({ nullable: true, description: "Pass as `after` for the next page (null on an empty page: keep your cursor)" }),
+  }),
+});
+
+const EventConnection = builder.objectRef<{ events: ClientEvent[]; hasMore: boolean }>("EventConnection").implement({
+  fields: (t) => ({
+    edges: t.field({ type: [EventEdge], resolve: (page) => page.events }),
+    pageInfo: t.field({
+      type: PageInfo,
+      resolve: (page) => ({ hasNextPage: page.hasMore, endCursor: page.events.at(-1)?.id ?? null }),
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  events: t.field({
+    type: EventConnection,
+    description: "The client's events, oldest first after the cursor `after` (an event id); first 1–100 (default 20); types filters.",
+    args: { after: t.arg.id(), first: t.arg.int(), types: t.arg.stringList() },
+    resolve: async (_root, args, ctx) => ctx.services.clientEvents.list(await clientIdOf(ctx), args),
+  }),
+  event: t.field({
+    type: EventRef,
+    nullable: true,
+    description: "One of the client's events; NOT_FOUND otherwise.",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => ctx.services.clientEvents.get(await clientIdOf(ctx), args.id),
+  }),
+}));
+
+/** Only deposits are announced on the bus; other types are found by this poll. */
+const EVENTS_POLL_MS = 1000;
+
+builder.subscriptionField("events", (t) =>
+  t.field({
+    type: EventRef,
+    description:
+      "The client's events as they are written (of the given types; all when omitted), read from the log: with `after` (over SSE also Last-Event-ID) " +
+      "the events after it first, then live, without gap or repeat. Deposit events arrive at once, others within about a second.",
+    args: { types: t.arg.stringList(), after: t.arg.id() },
+    subscribe: async (_root, args, ctx) => {
+      const clientId = await clientIdOf(ctx);
+      const types = parseEventTypes(args.types, "types");
+      const after = parseCursor(args.after ?? lastEventIdOf(ctx));
+      return withSseCursor(ctx, tailLog({ prisma: ctx.prisma, bus: ctx.services.events, clientId, types, after, pollMs: EVENTS_POLL_MS }));
+    },
+    resolve: (event) => event,
+  }),
+);

@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { EVENT_TYPES } from "../../events/types.js";
+import { doc } from "../docs.js";
+import { integer, type Route } from "../route.js";
+
+const EVENT = "id type createdAt data";
+const Event = z.object({
+  id: z.string().describe("evt_…, sortable in log order"),
+  type: z.enum(EVENT_TYPES),
+  createdAt: doc.timestamp,
+  data: z.object({ object: z.record(z.string(), z.unknown()).describe("the resource as its REST path shows it") }),
+});
+
+export const eventRoutes: Route[] = [
+  {
+    method: "GET",
+    path: "/v1/events",
+    operation: `query ($after: ID, $first: Int, $types: [String!]) {
+      events(after: $after, first: $first, types: $types) { edges { node { ${EVENT} } } pageInfo { hasNextPage } }
+    }`,
+    variables: ({ query }) => ({ after: query.after, first: integer(query.limit), types: query.type === undefined ? undefined : [query.type].flat() }),
+    result: ({ events }) => ({ data: events.edges.map((edge: { node: unknown }) => edge.node), hasMore: events.pageInfo.hasNextPage }),
+    docs: {
+      summary: "The client's events, oldest first after a cursor",
+      query: z.object({
+        after: z.string().optional().describe("an event id: only later events"),
+        limit: z.int().min(1).max(100).optional().describe("1–100, default 20"),
+        type: z.enum(EVENT_TYPES).optional().describe("only this type"),
+      }),
+      response: z.object({ data: z.array(Event), hasMore: z.boolean() }),
+    },
+  },
+  {
+    method: "GET",
+    path: "/v1/events/:id",
+    operation: `query ($id: ID!) { event(id: $id) { ${EVENT} } }`,
+    variables: ({ params }) => ({ id: params.id }),
+    result: (data) => data.event,
+    docs: { summary: "One event", params: { id: "the event's id" }, response: Event, errors: ["NOT_FOUND"] },
+  },
+];

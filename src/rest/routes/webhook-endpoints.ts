@@ -1,0 +1,113 @@
+import { z } from "zod";
+import { EVENT_TYPES } from "../../events/types.js";
+import { EndpointInput } from "../../webhook-endpoints/service.js";
+import { doc } from "../docs.js";
+import { pickKeys } from "../pick-keys.js";
+import { integer, type Route } from "../route.js";
+
+const ENDPOINT = ["id", "url", "events", "description", "enabled", "createdAt"] as const;
+const ENDPOINT_FIELDS = ENDPOINT.join(" ");
+const ATTEMPT_FIELDS = "id eventId attempt status succeeded error durationMs createdAt nextAttemptAt";
+
+/** The endpoint with its secret, in the order of the answer to a creation. */
+const withSecret = (endpoint: Record<string, unknown>) => pickKeys(endpoint, ["id", "url", "events", "description", "enabled", "secret", "createdAt"]);
+
+const Endpoint = z.object({
+  id: doc.id,
+  url: z.string(),
+  events: z.array(z.enum(EVENT_TYPES)).describe("the types it receives"),
+  description: z.string().nullable(),
+  enabled: z.boolean(),
+  createdAt: doc.timestamp,
+});
+const EndpointWithSecret = Endpoint.extend({ secret: z.string().describe("whsec_…: shown only in this answer") });
+const Attempt = z.object({
+  id: doc.id,
+  eventId: z.string(),
+  attempt: z.int(),
+  status: z.int().nullable().describe("the receiver's HTTP status; null when it did not answer"),
+  succeeded: z.boolean(),
+  error: z.string().nullable(),
+  durationMs: z.int(),
+  createdAt: doc.timestamp,
+  nextAttemptAt: doc.timestamp.nullable(),
+});
+const endpointParam = { id: "the endpoint's id (UUID)" };
+
+export const webhookEndpointRoutes: Route[] = [
+  {
+    method: "POST",
+    path: "/v1/webhook-endpoints",
+    operation: `mutation ($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { ${ENDPOINT_FIELDS} secret } }`,
+    variables: ({ body }) => ({ input: { url: body.url, events: body.events, description: body.description } }),
+    result: (data) => withSecret(data.createWebhookEndpoint),
+    status: 201,
+    docs: { summary: "Register a webhook endpoint (all event types when events is omitted)", body: EndpointInput, response: EndpointWithSecret },
+  },
+  {
+    method: "GET",
+    path: "/v1/webhook-endpoints",
+    operation: `query { webhookEndpoints { ${ENDPOINT_FIELDS} } }`,
+    result: (data) => ({ data: data.webhookEndpoints }),
+    docs: { summary: "List the client's webhook endpoints (no secrets)", response: z.object({ data: z.array(Endpoint) }) },
+  },
+  {
+    method: "GET",
+    path: "/v1/webhook-endpoints/:id",
+    operation: `query ($id: ID!) { webhookEndpoint(id: $id) { ${ENDPOINT_FIELDS} } }`,
+    variables: ({ params }) => ({ id: params.id }),
+    result: (data) => data.webhookEndpoint,
+    docs: { summary: "One webhook endpoint (no secret)", params: endpointParam, response: Endpoint, errors: ["NOT_FOUND"] },
+  },
+  {
+    method: "DELETE",
+    path: "/v1/webhook-endpoints/:id",
+    operation: `mutation ($id: ID!) { deleteWebhookEndpoint(id: $id) { id deleted } }`,
+    variables: ({ params }) => ({ id: params.id }),
+    result: (data) => data.deleteWebhookEndpoint,
+    docs: { summary: "Delete a webhook endpoint", params: endpointParam, response: z.object({ id: doc.id, deleted: z.literal(true) }), errors: ["NOT_FOUND"] },
+  },
+  {
+    method: "POST",
+    path: "/v1/webhook-endpoints/:id/rotate-secret",
+    operation: `mutation ($id: ID!) { rotateWebhookEndpointSecret(id: $id) { ${ENDPOINT_FIELDS} secret } }`,
+    variables: ({ params }) => ({ id: params.id }),
+    result: (data) => withSecret(data.rotateWebhookEndpointSecret),
+    docs: {
+      summary: "Rotate an endpoint's secret",
+      description: "The new secret is shown once; the old one keeps signing beside it for 24 hours.",
+      params: endpointParam,
+      response: EndpointWithSecret,
+      errors: ["NOT_FOUND"],
+    },
+  },
+  {
+    method: "GET",
+    path: "/v1/webhook-endpoints/:id/deliveries",
+    operation: `query ($id: ID!, $limit: Int) { webhookEndpoint(id: $id) { deliveries(limit: $limit) { ${ATTEMPT_FIELDS} } } }`,
+    variables: ({ params, query }) => ({ id: params.id, limit: integer(query.limit) }),
+    result: (data) => ({ data: data.webhookEndpoint.deliveries }),
+    docs: {
+      summary: "Delivery attempts to an endpoint, newest first",
+      params: endpointParam,
+      query: z.object({ limit: z.int().min(1).max(100).optional().describe("default 20") }),
+      response: z.object({ data: z.array(Attempt) }),
+      errors: ["NOT_FOUND"],
+    },
+  },
+  {
+    method: "POST",
+    path: "/v1/events/:id/resend",
+    operation: `mutation ($id: ID!, $endpointId: ID) { resendEvent(id: $id, endpointId: $endpointId) { id eventId endpointId nextAttemptAt } }`,
+    variables: ({ params, body }) => ({ id: params.id, endpointId: body.endpointId }),
+    result: (data) => ({ data: data.resendEvent }),
+    status: 202,
+    docs: {
+      summary: "Queue a new delivery of an event now (to one endpoint, or to every endpoint that takes its type)",
+      params: { id: "the event's id" },
+      body: z.object({ endpointId: doc.id.optional() }),
+      response: z.object({ data: z.array(z.object({ id: doc.id, eventId: z.string(), endpointId: doc.id, nextAttemptAt: doc.timestamp })) }),
+      errors: ["NOT_FOUND"],
+    },
+  },
+];

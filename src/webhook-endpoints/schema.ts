@@ -1,0 +1,105 @@
+import { builder } from "../graphql/builder.js";
+import { clientIdOf } from "../graphql/context.js";
+import type { WebhookDelivery, WebhookDeliveryAttempt } from "../generated/prisma/client.js";
+import type { EndpointView } from "./service.js";
+
+const DeliveryAttempt = builder.objectRef<WebhookDeliveryAttempt>("WebhookDeliveryAttempt").implement({
+  description: "One HTTP attempt to deliver an event to an endpoint.",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    eventId: t.exposeID("eventId"),
+    attempt: t.exposeInt("attempt", { description: "1 for the first try of a delivery" }),
+    status: t.exposeInt("status", { nullable: true, description: "The HTTP status; null when no response came" }),
+    succeeded: t.exposeBoolean("succeeded"),
+    error: t.exposeString("error", { nullable: true }),
+    durationMs: t.exposeInt("durationMs"),
+    createdAt: t.field({ type: "DateTime", resolve: (attempt) => attempt.createdAt }),
+    nextAttemptAt: t.field({ type: "DateTime", nullable: true, description: "When it is tried again; null when it succeeded or gave up", resolve: (attempt) => attempt.nextAttemptAt }),
+  }),
+});
+
+const Endpoint = builder.objectRef<EndpointView & { secret?: string }>("WebhookEndpoint").implement({
+  description: "Where the client receives its events, signed per Standard Webhooks.",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    url: t.exposeString("url"),
+    events: t.exposeStringList("events", { description: "The event types sent there; empty: every type" }),
+    description: t.exposeString("description", { nullable: true }),
+    enabled: t.exposeBoolean("enabled"),
+    secret: t.string({
+      nullable: true,
+      description: "The signing secret (whsec_…): only in the answers of createWebhookEndpoint and rotateWebhookEndpointSecret, null elsewhere",
+      resolve: (endpoint) => endpoint.secret ?? null,
+    }),
+    createdAt: t.field({ type: "DateTime", resolve: (endpoint) => endpoint.createdAt }),
+    deliveries: t.field({
+      type: [DeliveryAttempt],
+      description: "Delivery attempts, newest first; limit 1–100 (default 20).",
+      args: { limit: t.arg.int() },
+      resolve: async (endpoint, args, ctx) => ctx.services.webhookEndpoints.attempts(await clientIdOf(ctx), endpoint.id, args.limit),
+    }),
+  }),
+});
+
+const DeletedEndpoint = builder.simpleObject("DeletedWebhookEndpoint", {
+  fields: (t) => ({ id: t.id(), deleted: t.boolean() }),
+});
+
+const QueuedDelivery = builder.objectRef<WebhookDelivery>("WebhookDelivery").implement({
+  description: "An event queued for an endpoint.",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    eventId: t.exposeID("eventId"),
+    endpointId: t.exposeID("endpointId"),
+    nextAttemptAt: t.field({ type: "DateTime", nullable: true, resolve: (delivery) => delivery.nextAttemptAt }),
+  }),
+});
+
+const CreateWebhookEndpointInput = builder.inputType("CreateWebhookEndpointInput", {
+  fields: (t) => ({
+    url: t.string({ required: true, description: "https (http and loopback too while SANDBOX is on)" }),
+    events: t.stringList({ description: "Event types to send; omitted: every type" }),
+    description: t.string(),
+  }),
+});
+
+builder.queryFields((t) => ({
+  webhookEndpoints: t.field({
+    type: [Endpoint],
+    description: "The client's webhook endpoints, oldest first (without secrets).",
+    resolve: async (_root, _args, ctx) => ctx.services.webhookEndpoints.list(await clientIdOf(ctx)),
+  }),
+  webhookEndpoint: t.field({
+    type: Endpoint,
+    nullable: true,
+    description: "One of the client's webhook endpoints; NOT_FOUND otherwise.",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => ctx.services.webhookEndpoints.get(await clientIdOf(ctx), args.id),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createWebhookEndpoint: t.field({
+    type: Endpoint,
+    args: { input: t.arg({ type: CreateWebhookEndpointInput, required: true }) },
+    resolve: async (_root, args, ctx) => ctx.services.webhookEndpoints.create(await clientIdOf(ctx), args.input),
+  }),
+  deleteWebhookEndpoint: t.field({
+    type: DeletedEndpoint,
+    description: "Removes the endpoint and its queued deliveries.",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => ctx.services.webhookEndpoints.delete(await clientIdOf(ctx), args.id),
+  }),
+  rotateWebhookEndpointSecret: t.field({
+    type: Endpoint,
+    description: "A new secret, shown once; the previous one keeps signing alongside for 24 hours.",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => ctx.services.webhookEndpoints.rotateSecret(await clientIdOf(ctx), args.id),
+  }),
+  resendEvent: t.field({
+    type: [QueuedDelivery],
+    description: "Queues the event again now: to endpointId, else to every enabled endpoint that takes its type.",
+    args: { id: t.arg.id({ required: true }), endpointId: t.arg.id() },
+    resolve: async (_root, args, ctx) => ctx.services.webhookEndpoints.resend(await clientIdOf(ctx), args.id, args.endpointId),
+  }),
+}));

@@ -1,0 +1,127 @@
+import { z } from "zod";
+import type { PrismaClient, WebhookEndpoint } from "../generated/prisma/client.js";
+import { badInput, notFound } from "../errors.js";
+import { positionOf } from "../events/log.js";
+import { MAX_PAGE, parseEventTypes } from "../events/service.js";
+import { parseInput, requireUuid } from "../validation.js";
+import { newSecret, sealSecret } from "./secrets.js";
+import { parseEndpointUrl } from "./url-policy.js";
+
+/** How long a rotated-out secret keeps signing alongside the new one. */
+export const PREVIOUS_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+const MAX_ENDPOINTS_PER_CLIENT = 20;
+const DEFAULT_ATTEMPTS_PAGE = 20;
+
+export const EndpointInput = z.object({
+  url: z.string({ error: "url is required" }),
+  events: z.array(z.string(), { error: "events must be a list of event types" }).min(1, "events must name at least one type (omit it for every type)").max(50).nullish(),
+  description: z.string({ error: "description must be text" }).trim().max(500, "description must be at most 500 characters").nullish(),
+});
+
+export type EndpointView = { id: string; url: string; events: string[]; description: string | null; enabled: boolean; createdAt: Date };
+
+const viewOf = (endpoint: WebhookEndpoint): EndpointView => ({
+  id: endpoint.id,
+  url: endpoint.url,
+  events: endpoint.eventTypes,
+  description: endpoint.description,
+  enabled: endpoint.enabled,
+  createdAt: endpoint.createdAt,
+});
+
+type Deps = {
+  prisma: PrismaClient;
+  encryptionKey: Buffer;
+  /** Production without the sandbox: https and public addresses only. */
+  strictUrls: boolean;
+  /** Called when deliveries were queued, so this instance's worker looks at once. */
+  onQueued: () => void;
+};
+
+/** Outbound webhook endpoints of a client: registration, secrets, the attempts log, and resends. */
+export class WebhookEndpointService {
+  constructor(private readonly deps: Deps) {}
+
+  /** The secret is returned here and on rotation only; the database keeps it encrypted. */
+  async create(clientId: string, input: Record<string, unknown>): Promise<EndpointView & { secret: string }> {
+    const { url, events, description } = parseInput(EndpointInput, input);
+    const eventTypes = parseEventTypes(events, "events");
+    const target = parseEndpointUrl(url, this.deps.strictUrls);
+    if ((await this.deps.prisma.webhookEndpoint.count({ where: { clientId } })) >= MAX_ENDPOINTS_PER_CLIENT) {
+      throw badInput(`A client has at most ${MAX_ENDPOINTS_PER_CLIENT} webhook endpoints`);
+    }
+    const secret = newSecret();
+    const endpoint = await this.deps.prisma.webhookEndpoint.create({
+      data: { clientId, url: target, eventTypes, description: description || null, secretEnc: sealSecret(this.deps.encryptionKey, secret) },
+    });
+    return { ...viewOf(endpoint), secret };
+  }
+
+  async list(clientId: string): Promise<EndpointView[]> {
+    const endpoints = await this.deps.prisma.webhookEndpoint.findMany({ where: { clientId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+    return endpoints.map(viewOf);
+  }
+
+  async get(clientId: string, id: unknown): Promise<EndpointView> {
+    return viewOf(await this.own(clientId, id));
+  }
+
+  /** Removes the endpoint with its queued deliveries and their attempts. */
+  async delete(clientId: string, id: unknown): Promise<{ id: string; deleted: true }> {
+    const endpoint = await this.own(clientId, id);
+    await this.deps.prisma.webhookEndpoint.deleteMany({ where: { id: endpoint.id, clientId } });
+    return { id: endpoint.id, deleted: true };
+  }
+
+  /** A new secret, shown once; the current one keeps signing alongside for 24 hours. */
+  async rotateSecret(clientId: string, id: unknown): Promise<EndpointView & { secret: string }> {
+    const endpoint = await this.own(clientId, id);
+    const secret = newSecret();
+    const rotated = await this.deps.prisma.webhookEndpoint.update({
+      where: { id: endpoint.id },
+      data: {
+        secretEnc: sealSecret(this.deps.encryptionKey, secret),
+        previousSecretEnc: endpoint.secretEnc,
+        previousSecretExpiresAt: new Date(Date.now() + PREVIOUS_SECRET_OVERLAP_MS),
+      },
+    });
+    return { ...viewOf(rotated), secret };
+  }
+
+  /** The endpoint's delivery attempts, newest first. */
+  async attempts(clientId: string, endpointId: string, limit: number | null | undefined) {
+    const take = limit ?? DEFAULT_ATTEMPTS_PAGE;
+    if (!Number.isInteger(take) || take < 1 || take > MAX_PAGE) throw badInput(`limit must be an integer from 1 to ${MAX_PAGE}`);
+    return this.deps.prisma.webhookDeliveryAttempt.findMany({
+      where: { endpointId, clientId },
+      orderBy: [{ createdAt: "desc" }, { attempt: "desc" }],
+      take,
+    });
+  }
+
+  /**
+   * Queues the event again, due now: to the given endpoint, else to every enabled endpoint that
+   * takes its type. A new delivery with its own retries; the message id (the event id) is the same.
+   */
+  async resend(clientId: string, eventId: string, endpointId: string | null | undefined) {
+    const event = positionOf(eventId) ? await this.deps.prisma.event.findFirst({ where: { id: eventId, clientId }, select: { id: true, type: true } }) : null;
+    if (!event) throw notFound("Event");
+    const endpoints = endpointId
+      ? [await this.own(clientId, endpointId)]
+      : await this.deps.prisma.webhookEndpoint.findMany({
+          where: { clientId, enabled: true, OR: [{ eventTypes: { isEmpty: true } }, { eventTypes: { has: event.type } }] },
+        });
+    if (!endpoints.length) throw badInput(`No enabled webhook endpoint takes ${event.type} events`);
+    const deliveries = await this.deps.prisma.$transaction(
+      endpoints.map((endpoint) => this.deps.prisma.webhookDelivery.create({ data: { clientId, eventId: event.id, endpointId: endpoint.id } })),
+    );
+    this.deps.onQueued();
+    return deliveries;
+  }
+
+  private async own(clientId: string, id: unknown): Promise<WebhookEndpoint> {
+    const endpoint = await this.deps.prisma.webhookEndpoint.findFirst({ where: { id: requireUuid(id, "id"), clientId } });
+    if (!endpoint) throw notFound("Webhook endpoint");
+    return endpoint;
+  }
+}

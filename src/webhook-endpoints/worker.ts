@@ -1,0 +1,176 @@
+import { randomUUID } from "node:crypto";
+import type { PrismaClient } from "../generated/prisma/client.js";
+import { asClientEvent } from "../events/log.js";
+import type { Logger } from "../logger.js";
+import { openSecret, signatureHeader } from "./secrets.js";
+import { assertPublicDestination } from "./url-policy.js";
+
+export type DeliveryWorkerOptions = {
+  prisma: PrismaClient;
+  logger: Logger;
+  encryptionKey: Buffer;
+  /** Delay before each retry; when they are used up the delivery is FAILED. */
+  retryScheduleMs: readonly number[];
+  /** A 2xx within this long is success (10 s; tests shorten it). */
+  timeoutMs: number;
+  /** Production without the sandbox: refuse destinations that resolve to non-public addresses. */
+  strictUrls: boolean;
+  pollMs?: number;
+  batchSize?: number;
+};
+
+/** A leased delivery; `attempts` already counts the attempt about to be made. */
+type Claimed = { id: string; eventId: string; endpointId: string; clientId: string; attempts: number; leaseId: string };
+type Outcome = { status: number | null; succeeded: boolean; error: string | null; durationMs: number; createdAt: Date };
+
+/** Beyond the request time-out, so a lease never runs out while its holder may still be sending. */
+const LEASE_MARGIN_MS = 50_000;
+
+/**
+ * Sends queued deliveries. Each poll takes due rows with FOR UPDATE SKIP LOCKED and leases them
+ * (leaseId, nextAttemptAt pushed past the time-out) in one statement, so two workers never take
+ * the same attempt; the result is written only under that lease. A worker that dies mid-send
+ * leaves its lease to run out, and the attempt is made again (at-least-once).
+ */
+export class DeliveryWorker {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopped = true;
+  private again = false;
+
+  constructor(private readonly options: DeliveryWorkerOptions) {}
+
+  start() {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Deliveries were queued in this process: look now rather than at the next poll. */
+  nudge() {
+    if (this.stopped) return;
+    if (this.running) this.again = true;
+    else this.schedule(0);
+  }
+
+  async stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(delayMs: number) {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.running = this.poll().finally(() => (this.running = undefined));
+    }, delayMs);
+  }
+
+  private async poll() {
+    let busy = false;
+    try {
+      const claimed = await this.claim();
+      busy = claimed.length === (this.options.batchSize ?? 10);
+      await Promise.all(claimed.map((delivery) => this.deliver(delivery)));
+    } catch (err) {
+      this.options.logger.error({ err }, "webhook delivery poll failed");
+    }
+    if (this.stopped) return;
+    const soon = busy || this.again;
+    this.again = false;
+    this.schedule(soon ? 0 : (this.options.pollMs ?? 250));
+  }
+
+  private claim(): Promise<Claimed[]> {
+    const leaseMs = this.options.timeoutMs + LEASE_MARGIN_MS;
+    return this.options.prisma.$queryRaw<Claimed[]>`
+      UPDATE "webhook_deliveries" AS delivery
+      SET "leaseId" = ${randomUUID()}::uuid, "attempts" = delivery."attempts" + 1,
+          "nextAttemptAt" = now() + make_interval(secs => ${leaseMs / 1000})
+      FROM (
+        SELECT "id" FROM "webhook_deliveries"
+        WHERE "state" = 'PENDING' AND "nextAttemptAt" <= now()
+        ORDER BY "nextAttemptAt" LIMIT ${this.options.batchSize ?? 10}
+        FOR UPDATE SKIP LOCKED
+      ) AS due
+      WHERE delivery."id" = due."id"
+      RETURNING delivery."id", delivery."eventId", delivery."endpointId", delivery."clientId", delivery."attempts", delivery."leaseId"`;
+  }
+
+  private async deliver(delivery: Claimed) {
+    const { prisma } = this.options;
+    const [event, endpoint] = await Promise.all([
+      prisma.event.findUniqueOrThrow({ where: { id: delivery.eventId } }),
+      prisma.webhookEndpoint.findUnique({ where: { id: delivery.endpointId } }),
+    ]);
+    if (!endpoint) return; // deleted meanwhile: its deliveries went with it
+    const secrets = [endpoint.secretEnc];
+    if (endpoint.previousSecretEnc && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > new Date()) {
+      secrets.push(endpoint.previousSecretEnc);
+    }
+    let keys: string[];
+    try {
+      keys = secrets.map((sealed) => openSecret(this.options.encryptionKey, sealed));
+    } catch (err) {
+      // Another ENCRYPTION_KEY sealed it: every instance must share one. Recorded, so it does not stay leased unseen.
+      this.options.logger.error({ err, endpointId: endpoint.id }, "webhook endpoint secret could not be decrypted");
+      await this.record(delivery, { status: null, succeeded: false, error: "the endpoint's secret could not be read", durationMs: 0, createdAt: new Date() });
+      return;
+    }
+    await this.record(delivery, await this.send(endpoint.url, event.id, JSON.stringify(asClientEvent(event)), keys));
+  }
+
+  private async send(url: string, messageId: string, payload: string, secrets: string[]): Promise<Outcome> {
+    const createdAt = new Date();
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      if (this.options.strictUrls) await assertPublicDestination(url);
+      const timestamp = new Date();
+      const response = await fetch(url, {
+        method: "POST",
+        redirect: "manual",
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "fintech-platform-webhooks/1",
+          "webhook-id": messageId,
+          "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
+          "webhook-signature": signatureHeader(secrets, messageId, timestamp, payload),
+        },
+        body: payload,
+      });
+      await response.body?.cancel().catch(() => undefined);
+      const succeeded = response.status >= 200 && response.status < 300;
+      return { status: response.status, succeeded, error: succeeded ? null : `HTTP ${response.status}`, durationMs: elapsed(), createdAt };
+    } catch (err) {
+      const timedOut = err instanceof DOMException && err.name === "TimeoutError";
+      const reason = timedOut ? `no response within ${this.options.timeoutMs} ms` : describeFailure(err);
+      return { status: null, succeeded: false, error: reason, durationMs: elapsed(), createdAt };
+    }
+  }
+
+  /** The attempt and the delivery's next state, written only if this worker still holds the lease. */
+  private async record(delivery: Claimed, outcome: Outcome) {
+    const retryIn = this.options.retryScheduleMs[delivery.attempts - 1];
+    // Counted from the attempt's end, so a time-out does not eat into the pause before the next try.
+    const nextAttemptAt = outcome.succeeded || retryIn === undefined ? null : new Date(outcome.createdAt.getTime() + outcome.durationMs + retryIn);
+    const state = outcome.succeeded ? "SUCCEEDED" : nextAttemptAt ? "PENDING" : "FAILED";
+    await this.options.prisma.$transaction(async (tx) => {
+      const updated = await tx.webhookDelivery.updateMany({
+        where: { id: delivery.id, leaseId: delivery.leaseId },
+        data: { state, nextAttemptAt, leaseId: null },
+      });
+      if (!updated.count) return;
+      await tx.webhookDeliveryAttempt.create({
+        data: { deliveryId: delivery.id, clientId: delivery.clientId, endpointId: delivery.endpointId, eventId: delivery.eventId, attempt: delivery.attempts, nextAttemptAt, ...outcome },
+      });
+    });
+  }
+}
+
+/** A short reason for the attempts list, without echoing anything the receiver sent. */
+function describeFailure(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
+  if (cause?.code) return `connection failed: ${cause.code}`;
+  return err instanceof Error ? err.message.slice(0, 200) : "delivery failed";
+}

@@ -1,0 +1,346 @@
+import { Webhook } from "standardwebhooks";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
+import { createUser, errorCodes, gql, rest } from "./support/http.js";
+import { ACTIVITY_EVENT_TYPES, everyKindOfActivity, waitForEvents, type FeedEvent } from "./support/events.js";
+import { startReceiver, type Receiver, type Reply } from "./support/webhook-receiver.js";
+
+/** Short, yet long enough that a busy embedded database (in this process) does not time out a prompt receiver. */
+const TIMEOUT_MS = 1000;
+/** Every server of this file seals secrets with one key, as instances sharing a database must. */
+const ENCRYPTION_KEY = "b".repeat(64);
+let server: TestServer;
+const receivers: Receiver[] = [];
+beforeAll(async () => {
+  server = await startServer({ env: { WEBHOOK_DELIVERY: "on", WEBHOOK_RETRY_SCHEDULE: "100ms,200ms", ENCRYPTION_KEY }, webhookTimeoutMs: TIMEOUT_MS });
+});
+afterEach(async () => {
+  await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
+});
+afterAll(() => server?.stop());
+
+async function receiver(reply?: Reply) {
+  const started = await startReceiver(reply);
+  receivers.push(started);
+  return started;
+}
+
+async function register(tenant: Tenant, body: Record<string, unknown>) {
+  const res = await rest(server, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body as { id: string; url: string; events: string[]; secret: string };
+}
+
+const deliveries = async (tenant: Tenant, endpointId: string) => {
+  const res = await rest(server, "GET", `/v1/webhook-endpoints/${endpointId}/deliveries?limit=100`, { headers: tenant.headers });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.data as { id: string; eventId: string; attempt: number; status: number | null; succeeded: boolean; error: string | null; durationMs: number; createdAt: string; nextAttemptAt: string | null }[];
+};
+
+/** Waits until the endpoint's attempts list holds `count` attempts. */
+async function waitForAttempts(tenant: Tenant, endpointId: string, count: number, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const list = await deliveries(tenant, endpointId);
+    if (list.length >= count || Date.now() > deadline) return list;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Verifies a received request with the standardwebhooks package and returns the event it carries. */
+const verified = (secret: string, request: { headers: Record<string, unknown>; body: string }) =>
+  new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as FeedEvent;
+
+describe("webhook endpoints", () => {
+  it("registers an endpoint, shows its secret only once, and delivers the client's events signed per Standard Webhooks", async () => {
+    const tenant = await newTenant(server);
+    const hooks = await receiver();
+    const endpoint = await register(tenant, { url: hooks.url, description: "orders" });
+    expect(Object.keys(endpoint)).toEqual(["id", "url", "events", "description", "enabled", "secret", "createdAt"]);
+    expect(endpoint).toMatchObject({ url: hooks.url, events: [], description: "orders", enabled: true });
+    expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+
+    const listed = await rest(server, "GET", "/v1/webhook-endpoints", { headers: tenant.headers });
+    expect(listed.body.data).toEqual([{ id: endpoint.id, url: hooks.url, events: [], description: "orders", enabled: true, createdAt: expect.any(String) }]);
+    expect((await rest(server, "GET", `/v1/webhook-endpoints/${endpoint.id}`, { headers: tenant.headers })).body).toEqual(listed.body.data[0]);
+
+    const userId = await createUser(server, tenant);
+    const [request] = await hooks.waitFor(1);
+    const event = verified(endpoint.secret, request);
+    const [, inFeed] = await waitForEvents(server, tenant, 2);
+    expect(event).toEqual(inFeed);
+    expect(event).toMatchObject({ type: "user.created", data: { object: { id: userId } } });
+    expect(request.headers["webhook-id"]).toBe(event.id);
+    expect(request.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/=]+$/);
+    expect(() => verified(`whsec_${Buffer.alloc(32, 1).toString("base64")}`, request)).toThrow();
+
+    const [attempt] = await waitForAttempts(tenant, endpoint.id, 1);
+    expect(attempt).toEqual({
+      id: expect.any(String), eventId: event.id, attempt: 1, status: 200, succeeded: true, error: null,
+      durationMs: expect.any(Number), createdAt: expect.any(String), nextAttemptAt: null,
+    });
+  });
+
+  it("delivers, verifiably signed, every type of event the client's own activity causes, as the feed has them", async () => {
+    const tenant = await newTenant(server);
+    const hooks = await receiver();
+    const endpoint = await register(tenant, { url: hooks.url });
+    await everyKindOfActivity(server, tenant);
+    const requests = await hooks.waitForMessages(ACTIVITY_EVENT_TYPES.length);
+    // At-least-once: a receiver keeps the first of each webhook-id.
+    const delivered = [...new Map(requests.map((request) => [request.headers["webhook-id"], verified(endpoint.secret, request)])).values()];
+    const feed = await waitForEvents(server, tenant, ACTIVITY_EVENT_TYPES.length + 1);
+    expect(delivered.sort((a, b) => a.id.localeCompare(b.id))).toEqual(feed.slice(1));
+    expect(new Set(delivered.map((event) => event.type))).toEqual(new Set(ACTIVITY_EVENT_TYPES));
+  });
+
+  it("keeps the secret encrypted at rest and out of the logs", async () => {
+    const tenant = await newTenant(server);
+    const endpoint = await register(tenant, { url: "https://hooks.example.com/x" });
+    const row = await server.app.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+    const secretBody = endpoint.secret.slice("whsec_".length);
+    expect(JSON.stringify(row)).not.toContain(secretBody);
+    expect(server.logs.join("")).not.toContain(secretBody);
+  });
+
+  it("sends only the event types an endpoint asked for", async () => {
+    const tenant = await newTenant(server);
+    const hooks = await receiver();
+    const endpoint = await register(tenant, { url: hooks.url, events: ["api_key.created"] });
+    expect(endpoint.events).toEqual(["api_key.created"]);
+    await createUser(server, tenant);
+    expect((await rest(server, "POST", "/v1/api-keys", { headers: tenant.headers })).status).toBe(200);
+    const [request] = await hooks.waitFor(1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(hooks.received).toHaveLength(1);
+    expect(verified(endpoint.secret, request).type).toBe("api_key.created");
+  });
+
+  it("retries after 500s and time-outs on the schedule, with the same webhook-id, and lists every attempt newest first", async () => {
+    const tenant = await newTenant(server);
+    const hooks = await receiver((n) => (n === 0 ? 500 : n === 1 ? "hang" : 204));
+    const endpoint = await register(tenant, { url: hooks.url, events: ["user.created"] });
+    await createUser(server, tenant);
+    const requests = await hooks.waitFor(3);
+    const attempts = await waitForAttempts(tenant, endpoint.id, 3);
+
+    expect(requests).toHaveLength(3);
+    expect(new Set(requests.map((r) => r.headers["webhook-id"])).size).toBe(1);
+    requests.forEach((request) => verified(endpoint.secret, request));
+    expect(requests[1].at - requests[0].at).toBeGreaterThanOrEqual(100);
+    expect(requests[2].at - requests[1].at).toBeGreaterThanOrEqual(200 + TIMEOUT_MS);
+    expect(attempts.map(({ attempt, status, succeeded, error }) => ({ attempt, status, succeeded, error }))).toEqual([
+      { attempt: 3, status: 204, succeeded: true, error: null },
+      { attempt: 2, status: null, succeeded: false, error: `no response within ${TIMEOUT_MS} ms` },
+      { attempt: 1, status: 500, succeeded: false, error: "HTTP 500" },
+    ]);
+    expect(attempts[0].nextAttemptAt).toBeNull();
+    expect(Date.parse(attempts[2].nextAttemptAt!) - Date.parse(attempts[2].createdAt)).toBeGreaterThanOrEqual(100);
+    expect(attempts[1].durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS);
+  });
+
+  it("marks a delivery failed when the schedule is used up, and resends it on request with the same webhook-id", async () => {
+    const tenant = await newTenant(server);
+    let healthy = false;
+    const hooks = await receiver(() => (healthy ? 200 : 503));
+    const endpoint = await register(tenant, { url: hooks.url, events: ["user.created"] });
+    await createUser(server, tenant);
+    const attempts = await waitForAttempts(tenant, endpoint.id, 3);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(hooks.received).toHaveLength(3);
+    expect(attempts.map((a) => [a.attempt, a.status, a.nextAttemptAt === null])).toEqual([[3, 503, true], [2, 503, false], [1, 503, false]]);
+
+    healthy = true;
+    const eventId = attempts[0].eventId;
+    const resent = await rest(server, "POST", `/v1/events/${eventId}/resend`, { headers: tenant.headers, body: {} });
+    expect(resent.status, JSON.stringify(resent.body)).toBe(202);
+    expect(resent.body.data).toEqual([{ id: expect.any(String), eventId, endpointId: endpoint.id, nextAttemptAt: expect.any(String) }]);
+    const requests = await hooks.waitFor(4);
+    expect(requests[3].headers["webhook-id"]).toBe(eventId);
+    expect((await waitForAttempts(tenant, endpoint.id, 4))[0]).toMatchObject({ attempt: 1, status: 200, succeeded: true });
+  });
+
+  it("signs with both secrets for a day after a rotation, and with the new one alone after that", async () => {
+    const tenant = await newTenant(server);
+    const hooks = await receiver();
+    const endpoint = await register(tenant, { url: hooks.url, events: ["user.created"] });
+    const rotated = await rest(server, "POST", `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`, { headers: tenant.headers });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(endpoint.secret);
+    await createUser(server, tenant);
+    const [request] = await hooks.waitFor(1);
+    expect(String(request.headers["webhook-signature"]).split(" ")).toHaveLength(2);
+    expect(verified(rotated.body.secret, request).type).toBe("user.created");
+    expect(verified(endpoint.secret, request).type).toBe("user.created");
+
+    await server.app.db.prisma.webhookEndpoint.update({ where: { id: endpoint.id }, data: { previousSecretExpiresAt: new Date(Date.now() - 1000) } });
+    await createUser(server, tenant);
+    const [, later] = await hooks.waitFor(2);
+    expect(verified(rotated.body.secret, later).type).toBe("user.created");
+    expect(() => verified(endpoint.secret, later)).toThrow();
+  });
+
+  it("deletes an endpoint: it is gone from the list and receives nothing more", async () => {
+    const tenant = await newTenant(server);
+    const hooks = await receiver();
+    const endpoint = await register(tenant, { url: hooks.url });
+    const deleted = await rest(server, "DELETE", `/v1/webhook-endpoints/${endpoint.id}`, { headers: tenant.headers });
+    expect(deleted.body).toEqual({ id: endpoint.id, deleted: true });
+    expect((await rest(server, "GET", "/v1/webhook-endpoints", { headers: tenant.headers })).body.data).toEqual([]);
+    expect((await rest(server, "GET", `/v1/webhook-endpoints/${endpoint.id}`, { headers: tenant.headers })).status).toBe(404);
+    await createUser(server, tenant);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(hooks.received).toHaveLength(0);
+  });
+
+  it("isolates tenants: another client's endpoint, its deliveries and its events are 404s, and its receiver hears nothing of ours", async () => {
+    const [owner, other] = [await newTenant(server), await newTenant(server)];
+    const ownerHooks = await receiver();
+    const otherHooks = await receiver();
+    const endpoint = await register(owner, { url: ownerHooks.url });
+    const otherEndpoint = await register(other, { url: otherHooks.url });
+    await createUser(server, owner);
+    await ownerHooks.waitFor(1);
+    const [event] = await waitForEvents(server, owner, 1, "&type=user.created");
+
+    for (const [method, path] of [
+      ["GET", `/v1/webhook-endpoints/${endpoint.id}`],
+      ["GET", `/v1/webhook-endpoints/${endpoint.id}/deliveries`],
+      ["DELETE", `/v1/webhook-endpoints/${endpoint.id}`],
+      ["POST", `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`],
+      ["POST", `/v1/events/${event.id}/resend`],
+    ]) {
+      expect((await rest(server, method, path, { headers: other.headers })).status, `${method} ${path}`).toBe(404);
+    }
+    const crossResend = await rest(server, "POST", `/v1/events/${event.id}/resend`, { headers: owner.headers, body: { endpointId: otherEndpoint.id } });
+    expect(crossResend.status).toBe(404);
+    expect(errorCodes(await gql(server, `query ($id: ID!) { webhookEndpoint(id: $id) { id } }`, { id: endpoint.id }, other.headers))).toEqual(["NOT_FOUND"]);
+    expect((await rest(server, "GET", "/v1/webhook-endpoints", { headers: other.headers })).body.data.map((e: { id: string }) => e.id)).toEqual([otherEndpoint.id]);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(otherHooks.received).toHaveLength(0);
+  });
+
+  it.each([
+    [{ url: "ftp://hooks.example.com" }, "https or http"],
+    [{ url: "not a url" }, "absolute URL"],
+    [{ url: `https://hooks.example.com/${"a".repeat(2048)}` }, "absolute URL"],
+    [{ url: "https://user:pass@hooks.example.com/" }, "credentials"],
+    [{}, "url is required"],
+    [{ url: "https://hooks.example.com", events: ["user.deleted"] }, "unknown event type"],
+    [{ url: "https://hooks.example.com", events: [] }, "at least one type"],
+    [{ url: "https://hooks.example.com", description: "d".repeat(501) }, "description"],
+  ])("refuses %j with a 400", async (body, message) => {
+    const tenant = await newTenant(server);
+    const res = await rest(server, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(JSON.stringify(res.body)).toContain(message);
+  });
+});
+
+describe("webhook endpoint URLs in production (SANDBOX off)", () => {
+  let production: TestServer;
+  beforeAll(async () => {
+    // Only the production instance delivers while these run.
+    await server.app.services.deliveryWorker.stop();
+    production = await startServer({ env: { SANDBOX: "off", WEBHOOK_DELIVERY: "on", ENCRYPTION_KEY, WEBHOOK_RETRY_SCHEDULE: "1h" } });
+  });
+  afterAll(async () => {
+    await production?.stop();
+    server.app.services.deliveryWorker.start();
+  });
+
+  it.each([
+    "http://hooks.example.com/x",
+    "https://localhost/x",
+    "https://127.0.0.1/x",
+    "https://10.1.2.3/x",
+    "https://192.168.1.10/x",
+    "https://169.254.169.254/latest",
+    "https://[::1]/x",
+    "https://[fd00::1]/x",
+    "https://[::ffff:127.0.0.1]/x",
+  ])("refuses %s", async (url) => {
+    const tenant = await newTenant(production);
+    const res = await rest(production, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body: { url } });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+  });
+
+  it("checks the resolved address again at delivery time: a name that resolves to loopback is not called", async () => {
+    const tenant = await newTenant(production);
+    const endpoint = (await rest(production, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body: { url: "https://hooks.example.com/x" } })).body;
+    // As if the name had been re-pointed at a loopback address after registration.
+    await production.app.db.prisma.webhookEndpoint.update({ where: { id: endpoint.id }, data: { url: "https://localhost:9/x" } });
+    await createUser(production, tenant);
+    const deadline = Date.now() + 15_000;
+    let attempts: { status: number | null; error: string | null }[] = [];
+    while (attempts.length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      attempts = (await rest(production, "GET", `/v1/webhook-endpoints/${endpoint.id}/deliveries`, { headers: tenant.headers })).body.data;
+    }
+    expect(attempts[0]).toMatchObject({ status: null, succeeded: false, error: "the destination resolves to an address that is not public" });
+  });
+
+  it("accepts a public https URL", async () => {
+    const tenant = await newTenant(production);
+    const res = await rest(production, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body: { url: "https://hooks.example.com/x" } });
+    expect(res.status).toBe(201);
+  });
+});
+
+describe.skipIf(!testDatabaseUrl)("delivery across instances (PostgreSQL)", () => {
+  // Instances that share a database must share ENCRYPTION_KEY (the secrets are sealed with it).
+  const shared = { WEBHOOK_DELIVERY: "on", ENCRYPTION_KEY, WEBHOOK_RETRY_SCHEDULE: "1500ms" };
+  // The file's own server would take these deliveries too: only the instances under test deliver here.
+  beforeAll(() => server.app.services.deliveryWorker.stop());
+  afterAll(() => server.app.services.deliveryWorker.start());
+
+  it("survives a restart in the middle of the retry schedule: the next instance makes the due attempt", async () => {
+    const first = await startServer({ env: shared });
+    const hooks = await receiver((n) => (n === 0 ? 500 : 200));
+    const tenant = await newTenant(first);
+    const endpoint = (await rest(first, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body: { url: hooks.url, events: ["user.created"] } })).body;
+    await createUser(first, tenant);
+    await hooks.waitFor(1);
+    await first.stop();
+
+    const second = await startServer({ env: shared });
+    const restartedAt = Date.now();
+    try {
+      const requests = await hooks.waitFor(2);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(requests).toHaveLength(2);
+      expect(requests[1].at).toBeGreaterThanOrEqual(restartedAt);
+      expect(requests[1].headers["webhook-id"]).toBe(requests[0].headers["webhook-id"]);
+      verified(endpoint.secret, requests[1]);
+      const attempts = (await rest(second, "GET", `/v1/webhook-endpoints/${endpoint.id}/deliveries`, { headers: tenant.headers })).body.data;
+      expect(attempts.map((a: { attempt: number; status: number }) => [a.attempt, a.status])).toEqual([[2, 200], [1, 500]]);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it("two instances delivering from one queue never make the same attempt twice", async () => {
+    const idle = { ...shared, WEBHOOK_DELIVERY: "off" };
+    const instances = [await startServer({ env: idle }), await startServer({ env: idle })];
+    // A slow receiver keeps both workers busy at once.
+    const hooks = await receiver(() => new Promise((resolve) => setTimeout(() => resolve(200), 30)));
+    try {
+      const tenant = await newTenant(instances[0]);
+      const endpoint = (await rest(instances[0], "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body: { url: hooks.url, events: ["user.created"] } })).body;
+      const users = 40;
+      await Promise.all(Array.from({ length: users }, (_, i) => createUser(instances[i % 2], tenant)));
+      // Both workers start on a full queue at the same moment.
+      for (const instance of instances) instance.app.services.deliveryWorker.start();
+      const requests = await hooks.waitFor(users, 20_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(requests).toHaveLength(users);
+      expect(new Set(requests.map((r) => r.headers["webhook-id"])).size).toBe(users);
+      const attempts = (await rest(instances[1], "GET", `/v1/webhook-endpoints/${endpoint.id}/deliveries?limit=100`, { headers: tenant.headers })).body.data;
+      expect(attempts).toHaveLength(users);
+      expect(attempts.every((a: { attempt: number; succeeded: boolean }) => a.attempt === 1 && a.succeeded)).toBe(true);
+    } finally {
+      await Promise.all(instances.map((instance) => instance.stop()));
+    }
+  });
+});
