@@ -80,6 +80,7 @@ export function attachWebSocketServer(
         extra.stopWatching = deps.watch.watch(credential, () => extra.socket.close(CREDENTIAL_ENDED, "Credential revoked or expired"));
         return true;
       },
+      onNext: (_ctx, _id, _payload, _args, result) => withoutHttpExtensions(result),
       onClose: (ctx) => {
         ctx.extra.stopWatching?.();
         ctx.extra.release?.();
@@ -110,7 +111,7 @@ export function attachWebSocketServer(
           rootValue: { execute, subscribe },
         };
         const errors = validate(args.schema, args.document);
-        return errors.length ? errors : args;
+        return errors.length ? errors.map(withoutHttp) : args;
       },
     },
     wsServer,
@@ -124,6 +125,17 @@ export function attachWebSocketServer(
 }
 
 const requestIdOf = (args: ExecutionArgs) => (args.contextValue as { requestInfo: { requestId: string } }).requestInfo.requestId;
+
+/** `extensions.http` tells yoga an HTTP status; a websocket has none to set, so it is not sent. */
+function withoutHttp(error: GraphQLError): GraphQLError {
+  if (!error.extensions?.http) return error;
+  const { http: _http, ...extensions } = error.extensions;
+  return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, extensions });
+}
+
+function withoutHttpExtensions<T extends { errors?: readonly GraphQLError[] }>(result: T): T {
+  return result.errors?.some((error) => error.extensions?.http) ? { ...result, errors: result.errors.map(withoutHttp) } : result;
+}
 
 /** Open connections per key (an address, a client). */
 class Counter {

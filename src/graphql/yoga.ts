@@ -47,6 +47,7 @@ export function createGraphQLServer(options: {
     maskedErrors: { maskError: (error) => maskError(error, logger) },
     plugins: [
       ...useStaticQueryLimits({ introspection }),
+      maskValidationErrors(logger),
       ...(introspection ? [] : [disableIntrospection()]),
       useAdmission({ services, rateLimits: options.rateLimits, introspection, logger }),
       useTextInputRule(logger),
@@ -57,6 +58,15 @@ export function createGraphQLServer(options: {
       sseEventIds(),
     ],
   });
+}
+
+/** Document validation errors go through the one mapping too (BAD_USER_INPUT, 400), whatever the transport. */
+function maskValidationErrors(logger: Logger): Plugin {
+  return {
+    onValidate: () => ({ result, setResult }) => {
+      if (result.length) setResult(result.map((error) => maskError(error, logger)));
+    },
+  };
 }
 
 function disableIntrospection(): Plugin {

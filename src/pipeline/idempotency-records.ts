@@ -1,4 +1,4 @@
-import type { GraphQLError } from "graphql";
+import type { GraphQLError, Source, SourceLocation } from "graphql";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { isUniqueViolation } from "../db/errors.js";
 import { AppError } from "../errors.js";
@@ -11,7 +11,12 @@ const SWEEP_INTERVAL_MS = 60_000;
 /** What is kept of an execution result: its data, and its errors as callers saw them. */
 type StoredResult = {
   data?: Record<string, unknown> | null;
-  errors?: { message: string; path?: readonly (string | number)[]; extensions: ApiErrorExtensions }[];
+  errors?: {
+    message: string;
+    locations?: readonly SourceLocation[];
+    path?: readonly (string | number)[];
+    extensions: ApiErrorExtensions;
+  }[];
 };
 
 export type ReplayedResult = { data?: Record<string, unknown> | null; errors?: GraphQLError[] };
@@ -31,7 +36,7 @@ export class IdempotencyRecords {
    * first one's result to replay; throws 422 when the key was used for another request, 409 while the
    * first is still running.
    */
-  async claim(clientId: string, key: string, requestHash: string): Promise<ReplayedResult | null> {
+  async claim(clientId: string, key: string, requestHash: string, source?: Source): Promise<ReplayedResult | null> {
     const { prisma } = this.deps;
     const now = new Date();
     // Expired records go at most once a minute per instance; this key's own expired record goes now.
@@ -55,13 +60,18 @@ export class IdempotencyRecords {
     if (existing.result === null) {
       throw new AppError("CONFLICT", "The request with this Idempotency-Key already ran; its result is no longer available");
     }
-    return revive(JSON.parse(decrypt(this.deps.encryptionKey, existing.result)) as StoredResult);
+    return revive(JSON.parse(decrypt(this.deps.encryptionKey, existing.result)) as StoredResult, source);
   }
 
   async complete(clientId: string, key: string, result: { data?: Record<string, unknown> | null; errors?: readonly GraphQLError[] }) {
     const stored: StoredResult = {
       data: result.data,
-      errors: result.errors?.map((error) => ({ message: error.message, path: error.path, extensions: error.extensions as ApiErrorExtensions })),
+      errors: result.errors?.map((error) => ({
+        message: error.message,
+        locations: error.locations,
+        path: error.path,
+        extensions: error.extensions as ApiErrorExtensions,
+      })),
     };
     await this.deps.prisma.idempotencyRecord.update({
       where: { clientId_key: { clientId, key } },
@@ -75,9 +85,26 @@ export class IdempotencyRecords {
   }
 }
 
-function revive(stored: StoredResult): ReplayedResult {
+/**
+ * The stored result as it was first answered. Locations are points in the document, which is the
+ * same text as the first request's (its hash matched), so they are rebuilt as positions in it.
+ */
+function revive(stored: StoredResult, source?: Source): ReplayedResult {
   return {
     data: stored.data,
-    errors: stored.errors?.map((error) => new ApiError(error.message, { path: error.path, extensions: error.extensions })),
+    errors: stored.errors?.map(
+      (error) =>
+        new ApiError(error.message, {
+          path: error.path,
+          extensions: error.extensions,
+          ...(source && error.locations ? { source, positions: error.locations.map((location) => positionOf(source.body, location)) } : {}),
+        }),
+    ),
   };
+}
+
+function positionOf(text: string, { line, column }: SourceLocation): number {
+  let offset = 0;
+  for (let current = 1; current < line; current++) offset = text.indexOf("\n", offset) + 1;
+  return offset + column - 1;
 }

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { print, type ExecutionResult, type OperationDefinitionNode } from "graphql";
+import { print, type ExecutionResult, type GraphQLError, type OperationDefinitionNode } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { AppError, type ErrorCode } from "../errors.js";
 import { authenticationOf } from "../graphql/context.js";
@@ -7,7 +7,7 @@ import { codeOf, maskError } from "../graphql/errors.js";
 import type { Logger } from "../logger.js";
 import type { Services } from "../services.js";
 import type { IdempotencyRecords } from "./idempotency-records.js";
-import { rootFieldNames, selectedOperation } from "./operations.js";
+import { isPublicOperation, rootFieldNames, selectedOperation } from "./operations.js";
 import type { TransportContext } from "./request-info.js";
 
 const KEY_FORMAT = /^[\x21-\x7E]{1,255}$/;
@@ -32,20 +32,23 @@ export function useIdempotency(deps: { records: IdempotencyRecords; services: Se
       const scope = args.contextValue;
       const key = scope.requestInfo.idempotencyKey;
       const operation = selectedOperation(args.document, args.operationName);
-      if (key === undefined || operation?.operation !== "mutation") return;
-      let claim: { clientId: string; rootKey: string };
+      if (key === undefined || key === null || operation?.operation !== "mutation") return;
+      // Keys are kept per client: an anonymous sign-in (a public operation without a credential) has none to keep it for.
+      const client = await authenticationOf(scope, deps.services).catch(() => undefined);
+      if (!client && isPublicOperation(operation, false)) return;
+      let claim: { clientId: string; rootKey: string; key: string };
       try {
         const rootKey = singleRootField(operation);
-        if (!KEY_FORMAT.test(key)) {
+        if (typeof key !== "string" || !KEY_FORMAT.test(key)) {
           throw new AppError("BAD_USER_INPUT", "Idempotency-Key must be 1 to 255 printable ASCII characters", { param: "Idempotency-Key" });
         }
-        const { clientId } = await authenticationOf(scope, deps.services);
-        const replay = await deps.records.claim(clientId, key, requestHash(operation, args.document, args.variableValues));
+        const { clientId } = client ?? (await authenticationOf(scope, deps.services));
+        const replay = await deps.records.claim(clientId, key, requestHash(operation, args.document, args.variableValues), args.document.loc?.source);
         if (replay) {
           setResultAndStopExecution({ ...replay, extensions: { http: { headers: { [REPLAYED_HEADER]: "true" } } } } as ExecutionResult);
           return;
         }
-        claim = { clientId, rootKey };
+        claim = { clientId, rootKey, key };
       } catch (error) {
         setResultAndStopExecution({ errors: [maskError(error, deps.logger)] });
         return;
@@ -55,8 +58,8 @@ export function useIdempotency(deps: { records: IdempotencyRecords; services: Se
           if (!isExecutionResult(result)) return;
           const errors = result.errors?.map((error) => maskError(error, deps.logger));
           try {
-            if (wasRefused(result.data?.[claim.rootKey], errors)) await deps.records.release(claim.clientId, key);
-            else await deps.records.complete(claim.clientId, key, { data: result.data, errors });
+            if (wasRefused(result.data?.[claim.rootKey], errors)) await deps.records.release(claim.clientId, claim.key);
+            else await deps.records.complete(claim.clientId, claim.key, { data: result.data, errors });
           } catch (err) {
             // The record stays IN_PROGRESS: retries get a 409 until it expires, and never run twice.
             deps.logger.error({ err }, "could not record an idempotent result");
@@ -92,9 +95,9 @@ function canonical(value: unknown): unknown {
   return value;
 }
 
-function wasRefused(rootValue: unknown, errors: { extensions: Record<string, unknown> }[] | undefined): boolean {
+function wasRefused(rootValue: unknown, errors: GraphQLError[] | undefined): boolean {
   if (rootValue !== null && rootValue !== undefined) return false;
-  return !!errors?.length && errors.every((error) => REFUSALS.has(codeOf(error as never)));
+  return !!errors?.length && errors.every((error) => REFUSALS.has(codeOf(error)));
 }
 
 const isExecutionResult = (result: unknown): result is ExecutionResult =>

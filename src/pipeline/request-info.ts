@@ -14,8 +14,11 @@ export type RequestInfo = {
   /** The caller's address, as the configured TRUST_PROXY allows it to be read. */
   ip: string;
   requestId: string;
-  /** The Idempotency-Key header (HTTP), or `extensions.idempotencyKey` of a websocket operation. */
-  idempotencyKey?: string;
+  /**
+   * The Idempotency-Key header (HTTP), or `extensions.idempotencyKey` of a websocket operation, as
+   * sent: anything but a well-formed string is refused by the idempotency rule, never ignored.
+   */
+  idempotencyKey?: unknown;
   /** Set once admission has authenticated the caller (for the access log). */
   clientId?: string;
 };
@@ -47,12 +50,11 @@ export function websocketRequestInfo(options: {
   requestId: string;
   extensions: Record<string, unknown> | undefined;
 }): RequestInfo {
-  const key = options.extensions?.idempotencyKey;
   return {
     transport: "websocket",
     credentials: credentialsFromConnectionParams(options.connectionParams),
     ip: options.ip,
     requestId: options.requestId,
-    idempotencyKey: typeof key === "string" ? key : undefined,
+    idempotencyKey: options.extensions?.idempotencyKey,
   };
 }
