@@ -27,7 +27,7 @@ export function useAdmission(deps: { services: Services; rateLimits: RateLimits;
     await deps.rateLimits.client(clientId);
   }
 
-  /** Once per operation: GraphQL over HTTP asks before parsing, and again (answered from here) before executing. */
+  /** Once per operation (GraphQL over HTTP may ask before parsing, and again, answered from here, before executing). */
   function admitOnce(scope: TransportContext, operation: OperationDefinitionNode | undefined) {
     let admitted = admissions.get(scope);
     if (!admitted) {
@@ -53,7 +53,12 @@ export function useAdmission(deps: { services: Services; rateLimits: RateLimits;
 
   return {
     async onParams({ params, context, setResult }) {
-      await gate(context as TransportContext, parsedOrUndefined(params.query), params.operationName, setResult);
+      // GraphQL over HTTP: admitted before yoga parses and validates what was sent. Only a caller
+      // without a valid credential needs the document read here (to see whether it is public);
+      // an authenticated one is admitted on its credential alone, which saves a parse per request.
+      const scope = context as TransportContext;
+      const authenticated = await authenticationOf(scope, deps.services).then(() => true, () => false);
+      await gate(scope, authenticated ? undefined : parsedOrUndefined(params.query), params.operationName, setResult);
     },
     async onExecute({ args, setResultAndStopExecution }) {
       await gate(args.contextValue, args.document, args.operationName, setResultAndStopExecution);
