@@ -126,6 +126,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     watch: services.credentialWatch,
     limits: config.websocket,
     clientIp: (request) => proxyAddr(request, trustedProxy),
+    logger,
   });
   let url = "";
   let settler: DepositSettler | undefined;

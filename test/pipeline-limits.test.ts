@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
 import { createUser, rest, type HttpResult } from "./support/http.js";
@@ -63,10 +63,15 @@ const closeCodeOf = (socket: WebSocket) => new Promise<number>((resolve) => sock
 
 describe("websocket limits", () => {
   it("refuses a frame over 100 kB before connection_init by closing the connection (1009)", async () => {
+    const consoleErrors = vi.spyOn(console, "error");
     const { socket } = await rawSocket(limited, fromIp());
     const closed = closeCodeOf(socket);
     socket.send("x".repeat(150 * 1024));
     expect(await closed).toBe(1009);
+    // Said once in the server's own log, not as a stack trace on the console.
+    await expect.poll(() => limited.logs.some((line) => line.includes("Max payload size exceeded"))).toBe(true);
+    expect(consoleErrors).not.toHaveBeenCalled();
+    consoleErrors.mockRestore();
   });
 
   it("refuses a third upgrade from one address (WS_MAX_CONNECTIONS_PER_IP=2)", async () => {

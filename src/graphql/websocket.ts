@@ -7,7 +7,7 @@ import { useServer } from "graphql-ws/use/ws";
 import { credentialsFromConnectionParams } from "../auth/credentials.js";
 import type { CredentialWatch } from "../auth/credential-watch.js";
 import { websocketRequestInfo } from "../pipeline/request-info.js";
-import { inRequestScope } from "../logger.js";
+import { inRequestScope, type Logger } from "../logger.js";
 import type { Services } from "../services.js";
 import type { Yoga } from "./yoga.js";
 
@@ -43,7 +43,13 @@ type ConnectionExtra = {
 export function attachWebSocketServer(
   httpServer: Server,
   yoga: Yoga,
-  deps: { services: Services; watch: CredentialWatch; limits: WebSocketLimits; clientIp: (request: IncomingMessage) => string },
+  deps: {
+    services: Services;
+    watch: CredentialWatch;
+    limits: WebSocketLimits;
+    clientIp: (request: IncomingMessage) => string;
+    logger: Logger;
+  },
 ) {
   const connectionsPerIp = new Counter();
   const connectionsPerClient = new Counter();
@@ -116,6 +122,15 @@ export function attachWebSocketServer(
     },
     wsServer,
   );
+  // graphql-ws answers a socket error (a frame over the limit, say) with a stack trace on the console;
+  // any client can cause one, so it is said once in the log instead (ws has already closed the socket).
+  wsServer.on("connection", (socket) => {
+    socket.removeAllListeners("error");
+    socket.on("error", (err) => {
+      deps.logger.warn({ err: err.message }, "websocket error; connection closed");
+      socket.terminate();
+    });
+  });
   return {
     async close() {
       await disposable.dispose();
