@@ -43,21 +43,25 @@ describe("GET /metrics", () => {
     expect([...(await scrape()).keys()].some((name) => name.includes(unknownUser))).toBe(false);
   });
 
-  it("counts GraphQL operations and their errors by operation name", async () => {
+  it("counts GraphQL operations and their errors by type, never by name or URL (callers' queries stay private, series bounded)", async () => {
     const tenant = await newTenant(server);
-    const moved = await deltas(
-      [
-        'graphql_envelop_request{operationName="Probe",operationType="query"}',
-        'graphql_envelop_request{operationName="Broken",operationType="query"}',
-      ],
-      async () => {
-        await gql(server, "query Probe { me { id } }", {}, tenant.headers);
-        await gql(server, 'query Broken { user(id: "not-a-uuid") { id } }', {}, tenant.headers);
-      },
-    );
-    expect(Object.values(moved)).toEqual([1, 1]);
-    const errors = [...(await scrape())].filter(([name]) => name.startsWith("graphql_envelop_error_result") && name.includes('operationName="Broken"'));
-    expect(errors.map(([, value]) => value)).toEqual([1]);
+    const queries = 'graphql_envelop_request{operationType="query"}';
+    const secret = crypto.randomUUID();
+    const name = `Op${crypto.randomUUID().replaceAll("-", "")}`;
+    const queryErrors = async () =>
+      [...(await scrape())].filter(([series]) => series.startsWith("graphql_envelop_error_result{") && series.includes('operationType="query"')).reduce((sum, [, value]) => sum + value, 0);
+    const errorsBefore = await queryErrors();
+    const moved = await deltas([queries], async () => {
+      await gql(server, `query ${name} { me { id } }`, {}, tenant.headers);
+      await gql(server, 'query Broken { user(id: "not-a-uuid") { id } }', {}, tenant.headers);
+      const viaGet = new URLSearchParams({ query: "query ($id: ID!) { user(id: $id) { id } }", variables: JSON.stringify({ id: secret }) });
+      await fetch(`${server.url}/graphql?${viaGet}`, { headers: { ...tenant.headers, accept: "application/graphql-response+json" } });
+    });
+    expect(moved).toEqual({ [queries]: 3 });
+    expect(await queryErrors()).toBe(errorsBefore + 2);
+    const exposition = await (await fetch(`${server.url}/metrics`)).text();
+    expect(exposition).not.toContain(secret);
+    expect(exposition).not.toContain(name);
   });
 
   it("counts deposits by status, withdrawals and ledger journals where they happen", async () => {
