@@ -300,6 +300,12 @@ describe("body size", () => {
     { encoding: "graphql", body: `{ __typename }\n${threeMegabytes}`, contentType: "application/graphql" },
     { encoding: "json", body: JSON.stringify({ query: `{ __typename }\n${threeMegabytes}` }), contentType: "application/json" },
     { encoding: "form", body: new URLSearchParams({ query: `{ __typename }\n${threeMegabytes}` }).toString(), contentType: "application/x-www-form-urlencoded" },
+    {
+      // A boundary that merely contains "json" must not let a body past both readers.
+      encoding: "multipart",
+      body: `--xjsonx\r\nContent-Disposition: form-data; name="operations"\r\n\r\n${JSON.stringify({ query: `{ __typename }\n${threeMegabytes}` })}\r\n--xjsonx--\r\n`,
+      contentType: "multipart/form-data; boundary=xjsonx",
+    },
   ])("a 3 MB $encoding GraphQL body is refused 413", async ({ body, contentType }) => {
     const tenant = await newTenant(server);
     const res = await fetch(`${server.url}/graphql`, { method: "POST", headers: { ...tenant.headers, "content-type": contentType }, body });

@@ -42,6 +42,8 @@ export function createGraphQLServer(options: {
     graphqlEndpoint: "/graphql",
     graphiql: options.graphiql ? { subscriptionsProtocol: "WS" } : false,
     landingPage: false,
+    // Bodies are read (100 kB at most) before yoga sees them; file uploads are not part of this API.
+    multipart: false,
     logging: false,
     context: (initial) => createContext(initial, services, options.prisma),
     maskedErrors: { maskError: (error) => maskError(error, logger) },
