@@ -57,6 +57,8 @@ describe("the events feed", () => {
     ["limit=0", "page size"],
     ["limit=101", "page size"],
     ["after=nope", "after"],
+    // Well-formed hex, but past PostgreSQL's bigint: once a 500.
+    ["after=evt_ffffffffffffffffffffffffffffffff", "after"],
     ["type=user.deleted", "unknown event type"],
   ])("refuses %s with a 400", async (query, message) => {
     const tenant = await newTenant(server);

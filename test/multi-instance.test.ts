@@ -95,8 +95,11 @@ describe.skipIf(!testDatabaseUrl)("events across instances (PostgreSQL)", () => 
       const ours = new Set(published.map((e) => e.depositId));
       published.forEach((e) => publisher.events.publish("deposit", e));
       const received: DepositEvent[] = [];
-      for (let next = await first; received.length < published.length; next = await iterator.next()) {
+      let next = await first;
+      while (true) {
         if (ours.has(next.value.depositId)) received.push(next.value);
+        if (received.length === published.length) break;
+        next = await iterator.next();
       }
       expect(received).toEqual(published);
       await iterator.return?.();

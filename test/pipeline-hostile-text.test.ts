@@ -4,7 +4,7 @@ import { createLogger } from "../src/logger.js";
 import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
 import { rest, userInput, type HttpResult } from "./support/http.js";
 import { balanceOf, fundedUser, NGN_ACCOUNT } from "./support/withdrawals.js";
-import { codesOf, expectRestError, postGraphql } from "./support/pipeline.js";
+import { codesOf, connectWs, expectRestError, postGraphql } from "./support/pipeline.js";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -132,5 +132,56 @@ describe("the database backstop", () => {
     const masked = maskError(error, logger);
     expect(masked.extensions.code).toBe("BAD_USER_INPUT");
     expect(logged.join("")).not.toMatch(/unexpected error/);
+  });
+});
+
+describe("deeply nested variables", () => {
+  const nested = (depth: number): unknown => {
+    let value: unknown = "leaf";
+    for (let level = 0; level < depth; level++) value = [value];
+    return value;
+  };
+
+  it("are refused 400 past 32 levels, on every transport, without running the operation", async () => {
+    const tenant = await newTenant(server);
+    const query = "mutation ($input: CreateUserInput!) { createUser(input: $input) { id } }";
+    const variables = { input: userInput(), padding: nested(100) };
+    const viaHttp = await postGraphql(server, "json", query, { headers: tenant.headers, variables });
+    expect(viaHttp.status).toBe(400);
+    expect(codesOf(viaHttp.body)).toEqual(["BAD_USER_INPUT"]);
+    const ws = connectWs(server, tenant.headers);
+    try {
+      const [result] = await ws.run({ query, variables });
+      expect(codesOf(result)).toEqual(["BAD_USER_INPUT"]);
+    } finally {
+      await ws.dispose();
+    }
+    expect(await server.app.db.prisma.user.count({ where: { clientId: tenant.clientId } })).toBe(0);
+  });
+
+  it("far deeper than a stack could walk (40,000 levels) are a 4xx, never a 500", async () => {
+    const tenant = await newTenant(server);
+    const deep = `${"[".repeat(40_000)}"x"${"]".repeat(40_000)}`;
+    const res = await fetch(`${server.url}/graphql`, {
+      method: "POST",
+      headers: { ...tenant.headers, "content-type": "application/json", accept: "application/graphql-response+json" },
+      body: `{"query":"{ __typename }","variables":{"deep":${deep}}}`,
+    });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+  });
+});
+
+describe("errors raised inside a running stream", () => {
+  it("are masked as INTERNAL when their cause is not GraphQL's own (a database failure's SQL never reaches the caller)", async () => {
+    const { GraphQLError } = await import("graphql");
+    const lines: string[] = [];
+    const logger = createLogger("error", { write: (line: string) => void lines.push(line) } as unknown as NodeJS.WritableStream);
+    const fromStream = new GraphQLError("Invalid `prisma.$queryRaw()` invocation: SELECT … FROM events", { originalError: new Error("db failure") });
+    const masked = maskError(fromStream, logger);
+    expect(masked.extensions.code).toBe("INTERNAL");
+    expect(masked.message).not.toMatch(/prisma|SELECT/);
+    const requestError = maskError(new GraphQLError('Variable "$id" of required type "ID!" was not provided.'), logger);
+    expect(requestError.extensions.code).toBe("BAD_USER_INPUT");
   });
 });

@@ -30,7 +30,8 @@ export async function recordEvent(tx: Tx, event: NewEvent): Promise<void> {
       AND (coalesce(cardinality(endpoint."eventTypes"), 0) = 0 OR ${event.type} = ANY(endpoint."eventTypes"))`;
 }
 
-const EVENT_ID = /^evt_([0-9a-f]{16})([0-9a-f]{16})$/;
+/** Both parts are PostgreSQL bigints, so each starts with a hex digit below 8. */
+const EVENT_ID = /^evt_([0-7][0-9a-f]{15})([0-7][0-9a-f]{15})$/;
 
 /** The (xid, seq) position an event id encodes; undefined when the text is not an event id. */
 export function positionOf(id: string): { xid: bigint; seq: bigint } | undefined {

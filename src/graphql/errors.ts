@@ -31,7 +31,10 @@ export function maskError(error: unknown, logger: Logger): GraphQLError {
   const located = error instanceof GraphQLError ? error : undefined;
   const appError = appErrorOf(error) ?? (isInvalidTextError(error) ? new AppError("BAD_USER_INPUT", "Text contains characters that cannot be stored") : undefined);
   if (appError) return toApiError(appError, located);
-  if (located && !located.path) {
+  // GraphQL's own request errors (parse, validation, variables; their cause, if any, is a GraphQL
+  // error too). An error without a path that wraps anything else (a database failure during a
+  // stream, say) is unexpected, and its message must not reach the caller.
+  if (located && !located.path && (!located.originalError || located.originalError instanceof GraphQLError)) {
     return toApiError(new AppError("BAD_USER_INPUT", located.message, { param: variableOf(located.message) }), located);
   }
   logger.error({ err: located?.originalError ?? error }, "unexpected error");

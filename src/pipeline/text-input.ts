@@ -26,7 +26,7 @@ export function textProblem(text: string): string | undefined {
  */
 export function useTextInputRule(logger: Logger): Plugin {
   const check = (document: DocumentNode, variables: unknown, refuse: (result: ExecutionResult) => void) => {
-    const problem = inVariables(variables, "") ?? inLiterals(document);
+    const problem = inVariables(variables) ?? inLiterals(document);
     if (problem) refuse({ errors: [maskError(new AppError("BAD_USER_INPUT", problem.message, { param: problem.param }), logger)] });
   };
   return {
@@ -41,15 +41,24 @@ export function useTextInputRule(logger: Logger): Plugin {
 
 type Problem = { param?: string; message: string };
 
-function inVariables(value: unknown, path: string): Problem | undefined {
-  if (typeof value === "string") {
-    const problem = textProblem(value);
-    return problem ? { param: path || undefined, message: `${lastSegment(path)} ${problem}` } : undefined;
-  }
-  if (value && typeof value === "object") {
-    for (const [key, nested] of Object.entries(value)) {
-      const problem = inVariables(key, path) ?? inVariables(nested, path ? `${path}.${key}` : key);
-      if (problem) return problem;
+/** Nesting deeper than any input type of the schema: refused before it is walked any further. */
+export const MAX_VARIABLE_DEPTH = 32;
+
+/** Walks the variables without recursion (hostile nesting cannot overflow the stack). */
+function inVariables(variables: unknown): Problem | undefined {
+  const pending: { value: unknown; path: string; depth: number }[] = [{ value: variables, path: "", depth: 0 }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const { value, path, depth } = next;
+    if (typeof value === "string") {
+      const problem = textProblem(value);
+      if (problem) return { param: path || undefined, message: `${lastSegment(path)} ${problem}` };
+    } else if (value && typeof value === "object") {
+      if (depth >= MAX_VARIABLE_DEPTH) return { param: path || undefined, message: `variables must not be nested more than ${MAX_VARIABLE_DEPTH} levels deep` };
+      for (const [key, nested] of Object.entries(value)) {
+        const keyProblem = textProblem(key);
+        if (keyProblem) return { param: path || undefined, message: `A variable's key ${keyProblem}` };
+        pending.push({ value: nested, path: path ? `${path}.${key}` : key, depth: depth + 1 });
+      }
     }
   }
   return undefined;

@@ -46,6 +46,9 @@ export class WalletService {
   }
 
   private async create(clientId: string, userId: string): Promise<void> {
+    // A request that read "no wallet" just before another one here created it arrives after that
+    // creation has finished: it must find the wallet rather than ask the custodian again.
+    if (await this.deps.prisma.wallet.count({ where: { userId } })) return;
     let custodial;
     try {
       custodial = await this.deps.custodian.createWallet();
