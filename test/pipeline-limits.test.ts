@@ -149,6 +149,16 @@ describe("per-address limits", () => {
     expect((await request(fromIp())).status).toBe(200);
   });
 
+  it("a credential does not exempt a sign-in from its per-address budget (GraphQL over HTTP admits by credential before parsing)", async () => {
+    const tenant = await newTenant(limited);
+    const ip = fromIp();
+    const request = () =>
+      postGraphql(limited, "json", `mutation { requestOtp(email: "ip-${crypto.randomUUID()}@example.com") { message } }`, { headers: { ...tenant.headers, ...ip } });
+    expect((await request()).status).toBe(200);
+    expect((await request()).status).toBe(200);
+    expectLimited(await request());
+  });
+
   it("provider webhooks are limited per address", async () => {
     const ip = fromIp();
     const post = (headers: Record<string, string>) =>

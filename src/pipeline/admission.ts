@@ -9,9 +9,9 @@ import type { RateLimits } from "./rate-limits.js";
 import type { TransportContext } from "./request-info.js";
 
 /**
- * Admission, the first step of every operation on every transport: the caller's IP budget (and the
- * sign-in budget for OTP operations), then its credential unless the operation is public, then its
- * client's budget. Nothing about the request is validated before this, so a caller without a valid
+ * Admission, the first step of every operation on every transport: the caller's IP budget, then its
+ * credential unless the operation is public, then its client's budget (and the sign-in budget for
+ * OTP operations). Nothing about the request is validated before this, so a caller without a valid
  * credential gets UNAUTHENTICATED whatever else is wrong with what it sent.
  */
 export function useAdmission(deps: { services: Services; rateLimits: RateLimits; introspection: boolean; logger: Logger }): Plugin<TransportContext> {
@@ -20,7 +20,6 @@ export function useAdmission(deps: { services: Services; rateLimits: RateLimits;
   async function admit(scope: TransportContext, operation: OperationDefinitionNode | undefined) {
     const { ip } = scope.requestInfo;
     await deps.rateLimits.ip(ip);
-    if (isSignInOperation(operation)) await deps.rateLimits.signIn(ip);
     if (isPublicOperation(operation, deps.introspection)) return;
     const { clientId } = await authenticationOf(scope, deps.services);
     scope.requestInfo.clientId = clientId;
@@ -37,6 +36,17 @@ export function useAdmission(deps: { services: Services; rateLimits: RateLimits;
     return admitted;
   }
 
+  /**
+   * Sign-in operations also draw on their own per-IP budget, whoever sends them (a credential does not
+   * exempt an OTP request), once per operation, as soon as the operation is known.
+   */
+  const signInsCharged = new WeakSet<object>();
+  async function chargeSignIn(scope: TransportContext, operation: OperationDefinitionNode | undefined) {
+    if (!isSignInOperation(operation) || signInsCharged.has(scope)) return;
+    signInsCharged.add(scope);
+    await deps.rateLimits.signIn(scope.requestInfo.ip);
+  }
+
   const refusal = (error: unknown): ExecutionResult => ({ errors: [maskError(error, deps.logger)] });
   const gate = async (
     scope: TransportContext,
@@ -45,7 +55,9 @@ export function useAdmission(deps: { services: Services; rateLimits: RateLimits;
     refuse: (result: ExecutionResult) => void,
   ) => {
     try {
-      await admitOnce(scope, selectedOperation(document, operationName));
+      const operation = selectedOperation(document, operationName);
+      await admitOnce(scope, operation);
+      await chargeSignIn(scope, operation);
     } catch (error) {
       refuse(refusal(error));
     }
