@@ -104,7 +104,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "database unavailable" });
   });
   app.use(accessLog(logger), requestScope);
-  app.use(developerRouter(restRoutes));
+  app.use(developerRouter(restRoutes, { introspection: config.introspection }));
   // Before the body reader: webhook signatures cover the raw body.
   app.use(webhookRouter(services.webhooks, rateLimits));
   app.use(["/v1", "/graphql"], readBody());

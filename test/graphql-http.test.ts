@@ -173,6 +173,7 @@ describe("introspection switched off", () => {
       const introspection = await gql(closed, "{ __schema { queryType { name } } }", {}, tenant.headers);
       expect(introspection.status).toBe(400);
       expect(introspection.body.data).toBeUndefined();
+      expect((await fetch(`${closed.url}/graphql/schema.graphql`)).status).toBe(404);
       const typo = await gql(closed, "{ mee { id } }", {}, tenant.headers);
       expect(JSON.stringify(typo.body)).not.toMatch(/Did you mean/);
       expect((await gql(server, "{ __schema { queryType { name } } }")).body.data).toEqual({ __schema: { queryType: { name: "Query" } } });

@@ -5,6 +5,8 @@ import type { AuthenticatedClient } from "./service.js";
 
 /** The longest an instance may trust a verification it made (SPEC §3): a revocation it missed still lands within this. */
 export const MAX_CREDENTIAL_CACHE_MS = 1000;
+/** Entries kept at most; past it, expired ones go, then the oldest (the cache only ever saves a lookup). */
+const MAX_ENTRIES = 10_000;
 
 /**
  * Verified credentials, remembered for at most a second per instance so that a busy caller costs one
@@ -29,6 +31,7 @@ export class CredentialCache {
     if (cached && cached.until > now && (!cached.credential.expiresAt || cached.credential.expiresAt.getTime() > now)) return cached.credential;
     this.entries.delete(key);
     const credential = await verify();
+    if (this.entries.size >= MAX_ENTRIES) this.prune(now);
     this.entries.set(key, { credential, until: now + Math.min(this.deps.ttlMs, MAX_CREDENTIAL_CACHE_MS) });
     return credential;
   }
@@ -42,6 +45,14 @@ export class CredentialCache {
   async close() {
     this.entries.clear();
     await this.revocations.return?.();
+  }
+
+  private prune(now: number) {
+    for (const [key, entry] of this.entries) if (entry.until <= now) this.entries.delete(key);
+    for (const key of this.entries.keys()) {
+      if (this.entries.size < MAX_ENTRIES) break;
+      this.entries.delete(key);
+    }
   }
 
   private drop(credentialId: string) {

@@ -77,6 +77,8 @@ export function attachWebSocketServer(
         extra.ip = deps.clientIp(extra.request);
         const credential = await deps.services.auth.authenticate(credentialsFromConnectionParams(ctx.connectionParams)).catch(() => undefined);
         if (!credential) return false;
+        // Closed while its credential was checked: onClose has already run, so nothing may be registered now.
+        if (extra.socket.readyState !== extra.socket.OPEN) return false;
         if (connectionsPerClient.count(credential.clientId) >= deps.limits.connectionsPerClient) {
           extra.socket.close(TOO_MANY_CONNECTIONS, "Too many connections for this client");
           return false;
