@@ -1,9 +1,15 @@
+import { createServer as createTcpServer, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
 import { createUser, errorCodes, gql, rest } from "./support/http.js";
 import { ACTIVITY_EVENT_TYPES, everyKindOfActivity, waitForEvents, type FeedEvent } from "./support/events.js";
 import { startReceiver, type Receiver, type Reply } from "./support/webhook-receiver.js";
+import { isNonPublicAddress } from "../src/webhook-endpoints/url-policy.js";
+import type { ResolveHost } from "../src/webhook-endpoints/sender.js";
+import { DeliveryWorker } from "../src/webhook-endpoints/worker.js";
+import { createLogger } from "../src/logger.js";
 
 /** Short, yet long enough that a busy embedded database (in this process) does not time out a prompt receiver. */
 const TIMEOUT_MS = 1000;
@@ -31,17 +37,32 @@ async function register(tenant: Tenant, body: Record<string, unknown>) {
   return res.body as { id: string; url: string; events: string[]; secret: string };
 }
 
-const deliveries = async (tenant: Tenant, endpointId: string) => {
-  const res = await rest(server, "GET", `/v1/webhook-endpoints/${endpointId}/deliveries?limit=100`, { headers: tenant.headers });
+/** A TCP listener on 127.0.0.1 that accepts connections and never answers; counts what reached it. */
+async function startSilentListener() {
+  const sockets: Socket[] = [];
+  const listener = createTcpServer((socket) => sockets.push(socket));
+  await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (listener.address() as AddressInfo).port,
+    connections: () => sockets.length,
+    close: () => {
+      sockets.forEach((socket) => socket.destroy());
+      return new Promise<void>((resolve) => listener.close(() => resolve()));
+    },
+  };
+}
+
+const deliveries = async (tenant: Tenant, endpointId: string, on: TestServer = server) => {
+  const res = await rest(on, "GET", `/v1/webhook-endpoints/${endpointId}/deliveries?limit=100`, { headers: tenant.headers });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data as { id: string; eventId: string; attempt: number; status: number | null; succeeded: boolean; error: string | null; durationMs: number; createdAt: string; nextAttemptAt: string | null }[];
 };
 
 /** Waits until the endpoint's attempts list holds `count` attempts. */
-async function waitForAttempts(tenant: Tenant, endpointId: string, count: number, timeoutMs = 15_000) {
+async function waitForAttempts(tenant: Tenant, endpointId: string, count: number, timeoutMs = 15_000, on: TestServer = server) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const list = await deliveries(tenant, endpointId);
+    const list = await deliveries(tenant, endpointId, on);
     if (list.length >= count || Date.now() > deadline) return list;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -285,6 +306,89 @@ describe("webhook endpoint URLs in production (SANDBOX off)", () => {
     const tenant = await newTenant(production);
     const res = await rest(production, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body: { url: "https://hooks.example.com/x" } });
     expect(res.status).toBe(201);
+  });
+});
+
+describe("the address policy for production webhooks", () => {
+  it.each([
+    ["93.184.216.34", false],
+    ["2606:4700:4700::1111", false],
+    ["::ffff:93.184.216.34", false],
+    ["64:ff9b::93.184.216.34", false],
+    ["2002:5db8:d822::1", false],
+    ["127.0.0.1", true],
+    ["10.1.2.3", true],
+    ["169.254.169.254", true],
+    ["100.64.0.1", true],
+    ["::1", true],
+    ["::", true],
+    ["::ffff:127.0.0.1", true],
+    ["::ffff:7f00:1", true],
+    ["::FFFF:169.254.169.254", true],
+    ["0:0:0:0:0:ffff:10.0.0.1", true],
+    ["::127.0.0.1", true],
+    ["::a9fe:a9fe", true],
+    ["::ffff:0:127.0.0.1", true],
+    ["2002:7f00:1::", true],
+    ["2002:a9fe:a9fe::1", true],
+    ["64:ff9b::127.0.0.1", true],
+    ["64:ff9b::a9fe:a9fe", true],
+    ["64:ff9b:1::808:808", true],
+    ["fec0::1", true],
+    ["100::1", true],
+    ["fd00::1", true],
+    ["fe80::1", true],
+    ["fe80::1%eth0", true],
+    ["ff02::1", true],
+    ["2001:db8::1", true],
+    ["localhost", true],
+    ["", true],
+  ])("%s is refused: %s", (address, refused) => {
+    expect(isNonPublicAddress(address)).toBe(refused);
+  });
+});
+
+describe("DNS rebinding at delivery time (SANDBOX off)", () => {
+  let production: TestServer;
+  beforeAll(async () => {
+    await server.app.services.deliveryWorker.stop();
+    // No worker of its own: the test runs one with a resolver it controls.
+    production = await startServer({ env: { SANDBOX: "off", ENCRYPTION_KEY } });
+  });
+  afterAll(async () => {
+    await production?.stop();
+    server.app.services.deliveryWorker.start();
+  });
+
+  it("connects only to the address it checked: a name that answers public, then 127.0.0.1, never reaches a local receiver", async () => {
+    const local = await startSilentListener();
+    // The first answer is public (TEST-NET-1: routed nowhere); every later one is loopback.
+    const asked: string[] = [];
+    const resolveHost: ResolveHost = async (hostname) => {
+      asked.push(hostname);
+      return [{ address: asked.length === 1 ? "192.0.2.1" : "127.0.0.1", family: 4 }];
+    };
+    const tenant = await newTenant(production);
+    const created = await rest(production, "POST", "/v1/webhook-endpoints", {
+      headers: tenant.headers, body: { url: `https://rebinding.example.com:${local.port}/x`, events: ["user.created"] },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await createUser(production, tenant);
+    const worker = new DeliveryWorker({
+      prisma: production.app.db.prisma, logger: createLogger("silent"), encryptionKey: Buffer.from(ENCRYPTION_KEY, "hex"),
+      retryScheduleMs: [100], timeoutMs: TIMEOUT_MS, strictUrls: true, resolveHost,
+    });
+    worker.start();
+    let attempts: Awaited<ReturnType<typeof deliveries>>;
+    try {
+      attempts = await waitForAttempts(tenant, created.body.id, 2, 15_000, production);
+    } finally {
+      await worker.stop();
+      await local.close();
+    }
+    expect(local.connections()).toBe(0);
+    expect(asked).toEqual(["rebinding.example.com", "rebinding.example.com"]);
+    expect(attempts[0]).toMatchObject({ attempt: 2, status: null, succeeded: false, error: "the destination resolves to an address that is not public" });
   });
 });
 

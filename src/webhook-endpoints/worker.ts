@@ -3,7 +3,7 @@ import type { PrismaClient } from "../generated/prisma/client.js";
 import { asClientEvent } from "../events/log.js";
 import type { Logger } from "../logger.js";
 import { openSecret, signatureHeader } from "./secrets.js";
-import { assertPublicDestination } from "./url-policy.js";
+import { DestinationRefused, NoResponse, postWebhook, resolveWithDns, type ResolveHost } from "./sender.js";
 
 export type DeliveryWorkerOptions = {
   prisma: PrismaClient;
@@ -17,6 +17,8 @@ export type DeliveryWorkerOptions = {
   strictUrls: boolean;
   pollMs?: number;
   batchSize?: number;
+  /** Name resolution for the sends (defaults to the system's DNS). */
+  resolveHost?: ResolveHost;
 };
 
 /** A leased delivery; `attempts` already counts the attempt about to be made. */
@@ -123,29 +125,24 @@ export class DeliveryWorker {
     const createdAt = new Date();
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
+    const timestamp = new Date();
+    const headers = {
+      "content-type": "application/json",
+      "user-agent": "fintech-platform-webhooks/1",
+      "webhook-id": messageId,
+      "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
+      "webhook-signature": signatureHeader(secrets, messageId, timestamp, payload),
+    };
     try {
-      if (this.options.strictUrls) await assertPublicDestination(url);
-      const timestamp = new Date();
-      const response = await fetch(url, {
-        method: "POST",
-        redirect: "manual",
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-        headers: {
-          "content-type": "application/json",
-          "user-agent": "fintech-platform-webhooks/1",
-          "webhook-id": messageId,
-          "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
-          "webhook-signature": signatureHeader(secrets, messageId, timestamp, payload),
-        },
-        body: payload,
+      const status = await postWebhook(url, headers, payload, {
+        resolveHost: this.options.resolveHost ?? resolveWithDns,
+        strict: this.options.strictUrls,
+        timeoutMs: this.options.timeoutMs,
       });
-      await response.body?.cancel().catch(() => undefined);
-      const succeeded = response.status >= 200 && response.status < 300;
-      return { status: response.status, succeeded, error: succeeded ? null : `HTTP ${response.status}`, durationMs: elapsed(), createdAt };
+      const succeeded = status >= 200 && status < 300;
+      return { status, succeeded, error: succeeded ? null : `HTTP ${status}`, durationMs: elapsed(), createdAt };
     } catch (err) {
-      const timedOut = err instanceof DOMException && err.name === "TimeoutError";
-      const reason = timedOut ? `no response within ${this.options.timeoutMs} ms` : describeFailure(err);
-      return { status: null, succeeded: false, error: reason, durationMs: elapsed(), createdAt };
+      return { status: null, succeeded: false, error: describeFailure(err), durationMs: elapsed(), createdAt };
     }
   }
 
@@ -170,7 +167,8 @@ export class DeliveryWorker {
 
 /** A short reason for the attempts list, without echoing anything the receiver sent. */
 function describeFailure(err: unknown): string {
-  const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
-  if (cause?.code) return `connection failed: ${cause.code}`;
+  if (err instanceof DestinationRefused || err instanceof NoResponse) return err.message;
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code) return `connection failed: ${code}`;
   return err instanceof Error ? err.message.slice(0, 200) : "delivery failed";
 }
