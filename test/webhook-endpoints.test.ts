@@ -10,6 +10,7 @@ import { isNonPublicAddress } from "../src/webhook-endpoints/url-policy.js";
 import type { ResolveHost } from "../src/webhook-endpoints/sender.js";
 import { DeliveryWorker } from "../src/webhook-endpoints/worker.js";
 import { createLogger } from "../src/logger.js";
+import { MAX_PENDING_PER_ENDPOINT } from "../src/webhook-endpoints/service.js";
 
 /** Short, yet long enough that a busy embedded database (in this process) does not time out a prompt receiver. */
 const TIMEOUT_MS = 1000;
@@ -179,6 +180,24 @@ describe("webhook endpoints", () => {
     const requests = await hooks.waitFor(4);
     expect(requests[3].headers["webhook-id"]).toBe(eventId);
     expect((await waitForAttempts(tenant, endpoint.id, 4))[0]).toMatchObject({ attempt: 1, status: 200, succeeded: true });
+  });
+
+  it(`refuses a resend with a 429 once the endpoint has ${MAX_PENDING_PER_ENDPOINT} deliveries pending`, async () => {
+    const tenant = await newTenant(server);
+    await createUser(server, tenant);
+    const [event] = await waitForEvents(server, tenant, 1, "&type=user.created");
+    // Registered after the event, so only the rows below are queued; a receiver that hangs keeps the resent one pending.
+    const hooks = await receiver(() => "hang");
+    const endpoint = await register(tenant, { url: hooks.url, events: ["user.created"] });
+    const later = new Date(Date.now() + 3_600_000);
+    await server.app.db.prisma.webhookDelivery.createMany({
+      data: Array.from({ length: MAX_PENDING_PER_ENDPOINT - 1 }, () => ({ clientId: tenant.clientId, eventId: event.id, endpointId: endpoint.id, nextAttemptAt: later })),
+    });
+    const resend = () => rest(server, "POST", `/v1/events/${event.id}/resend`, { headers: tenant.headers, body: { endpointId: endpoint.id } });
+    expect((await resend()).status).toBe(202);
+    const refused = await resend();
+    expect(refused.status, JSON.stringify(refused.body)).toBe(429);
+    expect(JSON.stringify(refused.body)).toContain(`already has ${MAX_PENDING_PER_ENDPOINT} deliveries pending`);
   });
 
   it("signs with both secrets for a day after a rotation, and with the new one alone after that", async () => {
@@ -445,6 +464,34 @@ describe.skipIf(!testDatabaseUrl)("delivery across instances (PostgreSQL)", () =
       expect(attempts.every((a: { attempt: number; succeeded: boolean }) => a.attempt === 1 && a.succeeded)).toBe(true);
     } finally {
       await Promise.all(instances.map((instance) => instance.stop()));
+    }
+  });
+
+  it("a client whose endpoints never answer does not hold up another client's webhooks", async () => {
+    const silent = await startSilentListener();
+    const instance = await startServer({ env: { ...shared, WEBHOOK_RETRY_SCHEDULE: "1h" }, webhookTimeoutMs: 8000 });
+    try {
+      const stuck = await newTenant(instance);
+      for (let i = 0; i < 5; i++) {
+        const res = await rest(instance, "POST", "/v1/webhook-endpoints", { headers: stuck.headers, body: { url: `http://127.0.0.1:${silent.port}/hooks/${i}`, events: ["user.created"] } });
+        expect(res.status).toBe(201);
+      }
+      await Promise.all(Array.from({ length: 4 }, () => createUser(instance, stuck)));
+      const deadline = Date.now() + 10_000;
+      while (silent.connections() < 4 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(silent.connections()).toBeGreaterThanOrEqual(4);
+
+      const other = await newTenant(instance);
+      const hooks = await receiver();
+      expect((await rest(instance, "POST", "/v1/webhook-endpoints", { headers: other.headers, body: { url: hooks.url, events: ["user.created"] } })).status).toBe(201);
+      const queuedAt = Date.now();
+      await createUser(instance, other);
+      const [request] = await hooks.waitFor(1, 12_000);
+      expect(request, "the other client's webhook did not come within 12 s").toBeDefined();
+      expect(request.at - queuedAt).toBeLessThan(2000);
+    } finally {
+      await silent.close();
+      await instance.stop();
     }
   });
 });
