@@ -495,3 +495,15 @@ describe.skipIf(!testDatabaseUrl)("delivery across instances (PostgreSQL)", () =
     }
   });
 });
+
+describe.skipIf(!testDatabaseUrl)("the endpoint cap under concurrency (PostgreSQL)", () => {
+  it("30 registrations at once leave exactly 20 endpoints; the rest are 400s (three tenants at a time, to give a race every chance)", async () => {
+    const tenants = await Promise.all([1, 2, 3].map(() => newTenant(server)));
+    const statuses = await Promise.all(tenants.map((tenant) => Promise.all(Array.from({ length: 30 }, (_, i) =>
+      rest(server, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body: { url: `https://hooks.example.com/${i}` } }).then((res) => res.status)))));
+    for (const [i, tenant] of tenants.entries()) {
+      expect(statuses[i].sort()).toEqual([...Array(20).fill(201), ...Array(10).fill(400)]);
+      expect((await rest(server, "GET", "/v1/webhook-endpoints", { headers: tenant.headers })).body.data).toHaveLength(20);
+    }
+  });
+});

@@ -49,12 +49,15 @@ export class WebhookEndpointService {
     const { url, events, description } = parseInput(EndpointInput, input);
     const eventTypes = parseEventTypes(events, "events");
     const target = parseEndpointUrl(url, this.deps.strictUrls);
-    if ((await this.deps.prisma.webhookEndpoint.count({ where: { clientId } })) >= MAX_ENDPOINTS_PER_CLIENT) {
-      throw badInput(`A client has at most ${MAX_ENDPOINTS_PER_CLIENT} webhook endpoints`);
-    }
     const secret = newSecret();
-    const endpoint = await this.deps.prisma.webhookEndpoint.create({
-      data: { clientId, url: target, eventTypes, description: description || null, secretEnc: sealSecret(this.deps.encryptionKey, secret) },
+    const endpoint = await this.deps.prisma.$transaction(async (tx) => {
+      await lockClientEndpoints(tx, clientId);
+      if ((await tx.webhookEndpoint.count({ where: { clientId } })) >= MAX_ENDPOINTS_PER_CLIENT) {
+        throw badInput(`A client has at most ${MAX_ENDPOINTS_PER_CLIENT} webhook endpoints`);
+      }
+      return tx.webhookEndpoint.create({
+        data: { clientId, url: target, eventTypes, description: description || null, secretEnc: sealSecret(this.deps.encryptionKey, secret) },
+      });
     });
     return { ...viewOf(endpoint), secret };
   }
@@ -138,7 +141,7 @@ export class WebhookEndpointService {
   }
 }
 
-/** Serialises a client's resends, so the pending cap is checked and applied atomically. */
+/** Serialises a client's endpoint registrations and resends, so the caps above are checked and applied atomically. */
 async function lockClientEndpoints(tx: Prisma.TransactionClient, clientId: string) {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`webhook-endpoints:${clientId}`}))`;
 }
