@@ -1,9 +1,16 @@
+import { createServer as createTcpServer, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
 import { createUser, errorCodes, gql, rest } from "./support/http.js";
 import { ACTIVITY_EVENT_TYPES, everyKindOfActivity, waitForEvents, type FeedEvent } from "./support/events.js";
 import { startReceiver, type Receiver, type Reply } from "./support/webhook-receiver.js";
+import { isNonPublicAddress } from "../src/webhook-endpoints/url-policy.js";
+import type { ResolveHost } from "../src/webhook-endpoints/sender.js";
+import { DeliveryWorker } from "../src/webhook-endpoints/worker.js";
+import { createLogger } from "../src/logger.js";
+import { MAX_PENDING_PER_ENDPOINT } from "../src/webhook-endpoints/service.js";
 
 /** Short, yet long enough that a busy embedded database (in this process) does not time out a prompt receiver. */
 const TIMEOUT_MS = 1000;
@@ -31,17 +38,32 @@ async function register(tenant: Tenant, body: Record<string, unknown>) {
   return res.body as { id: string; url: string; events: string[]; secret: string };
 }
 
-const deliveries = async (tenant: Tenant, endpointId: string) => {
-  const res = await rest(server, "GET", `/v1/webhook-endpoints/${endpointId}/deliveries?limit=100`, { headers: tenant.headers });
+/** A TCP listener on 127.0.0.1 that accepts connections and never answers; counts what reached it. */
+async function startSilentListener() {
+  const sockets: Socket[] = [];
+  const listener = createTcpServer((socket) => sockets.push(socket));
+  await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (listener.address() as AddressInfo).port,
+    connections: () => sockets.length,
+    close: () => {
+      sockets.forEach((socket) => socket.destroy());
+      return new Promise<void>((resolve) => listener.close(() => resolve()));
+    },
+  };
+}
+
+const deliveries = async (tenant: Tenant, endpointId: string, on: TestServer = server) => {
+  const res = await rest(on, "GET", `/v1/webhook-endpoints/${endpointId}/deliveries?limit=100`, { headers: tenant.headers });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data as { id: string; eventId: string; attempt: number; status: number | null; succeeded: boolean; error: string | null; durationMs: number; createdAt: string; nextAttemptAt: string | null }[];
 };
 
 /** Waits until the endpoint's attempts list holds `count` attempts. */
-async function waitForAttempts(tenant: Tenant, endpointId: string, count: number, timeoutMs = 15_000) {
+async function waitForAttempts(tenant: Tenant, endpointId: string, count: number, timeoutMs = 15_000, on: TestServer = server) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const list = await deliveries(tenant, endpointId);
+    const list = await deliveries(tenant, endpointId, on);
     if (list.length >= count || Date.now() > deadline) return list;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -158,6 +180,24 @@ describe("webhook endpoints", () => {
     const requests = await hooks.waitFor(4);
     expect(requests[3].headers["webhook-id"]).toBe(eventId);
     expect((await waitForAttempts(tenant, endpoint.id, 4))[0]).toMatchObject({ attempt: 1, status: 200, succeeded: true });
+  });
+
+  it(`refuses a resend with a 429 once the endpoint has ${MAX_PENDING_PER_ENDPOINT} deliveries pending`, async () => {
+    const tenant = await newTenant(server);
+    await createUser(server, tenant);
+    const [event] = await waitForEvents(server, tenant, 1, "&type=user.created");
+    // Registered after the event, so only the rows below are queued; a receiver that hangs keeps the resent one pending.
+    const hooks = await receiver(() => "hang");
+    const endpoint = await register(tenant, { url: hooks.url, events: ["user.created"] });
+    const later = new Date(Date.now() + 3_600_000);
+    await server.app.db.prisma.webhookDelivery.createMany({
+      data: Array.from({ length: MAX_PENDING_PER_ENDPOINT - 1 }, () => ({ clientId: tenant.clientId, eventId: event.id, endpointId: endpoint.id, nextAttemptAt: later })),
+    });
+    const resend = () => rest(server, "POST", `/v1/events/${event.id}/resend`, { headers: tenant.headers, body: { endpointId: endpoint.id } });
+    expect((await resend()).status).toBe(202);
+    const refused = await resend();
+    expect(refused.status, JSON.stringify(refused.body)).toBe(429);
+    expect(JSON.stringify(refused.body)).toContain(`already has ${MAX_PENDING_PER_ENDPOINT} deliveries pending`);
   });
 
   it("signs with both secrets for a day after a rotation, and with the new one alone after that", async () => {
@@ -288,6 +328,89 @@ describe("webhook endpoint URLs in production (SANDBOX off)", () => {
   });
 });
 
+describe("the address policy for production webhooks", () => {
+  it.each([
+    ["93.184.216.34", false],
+    ["2606:4700:4700::1111", false],
+    ["::ffff:93.184.216.34", false],
+    ["64:ff9b::93.184.216.34", false],
+    ["2002:5db8:d822::1", false],
+    ["127.0.0.1", true],
+    ["10.1.2.3", true],
+    ["169.254.169.254", true],
+    ["100.64.0.1", true],
+    ["::1", true],
+    ["::", true],
+    ["::ffff:127.0.0.1", true],
+    ["::ffff:7f00:1", true],
+    ["::FFFF:169.254.169.254", true],
+    ["0:0:0:0:0:ffff:10.0.0.1", true],
+    ["::127.0.0.1", true],
+    ["::a9fe:a9fe", true],
+    ["::ffff:0:127.0.0.1", true],
+    ["2002:7f00:1::", true],
+    ["2002:a9fe:a9fe::1", true],
+    ["64:ff9b::127.0.0.1", true],
+    ["64:ff9b::a9fe:a9fe", true],
+    ["64:ff9b:1::808:808", true],
+    ["fec0::1", true],
+    ["100::1", true],
+    ["fd00::1", true],
+    ["fe80::1", true],
+    ["fe80::1%eth0", true],
+    ["ff02::1", true],
+    ["2001:db8::1", true],
+    ["localhost", true],
+    ["", true],
+  ])("%s is refused: %s", (address, refused) => {
+    expect(isNonPublicAddress(address)).toBe(refused);
+  });
+});
+
+describe("DNS rebinding at delivery time (SANDBOX off)", () => {
+  let production: TestServer;
+  beforeAll(async () => {
+    await server.app.services.deliveryWorker.stop();
+    // No worker of its own: the test runs one with a resolver it controls.
+    production = await startServer({ env: { SANDBOX: "off", ENCRYPTION_KEY } });
+  });
+  afterAll(async () => {
+    await production?.stop();
+    server.app.services.deliveryWorker.start();
+  });
+
+  it("connects only to the address it checked: a name that answers public, then 127.0.0.1, never reaches a local receiver", async () => {
+    const local = await startSilentListener();
+    // The first answer is public (TEST-NET-1: routed nowhere); every later one is loopback.
+    const asked: string[] = [];
+    const resolveHost: ResolveHost = async (hostname) => {
+      asked.push(hostname);
+      return [{ address: asked.length === 1 ? "192.0.2.1" : "127.0.0.1", family: 4 }];
+    };
+    const tenant = await newTenant(production);
+    const created = await rest(production, "POST", "/v1/webhook-endpoints", {
+      headers: tenant.headers, body: { url: `https://rebinding.example.com:${local.port}/x`, events: ["user.created"] },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await createUser(production, tenant);
+    const worker = new DeliveryWorker({
+      prisma: production.app.db.prisma, logger: createLogger("silent"), encryptionKey: Buffer.from(ENCRYPTION_KEY, "hex"),
+      retryScheduleMs: [100], timeoutMs: TIMEOUT_MS, strictUrls: true, resolveHost,
+    });
+    worker.start();
+    let attempts: Awaited<ReturnType<typeof deliveries>>;
+    try {
+      attempts = await waitForAttempts(tenant, created.body.id, 2, 15_000, production);
+    } finally {
+      await worker.stop();
+      await local.close();
+    }
+    expect(local.connections()).toBe(0);
+    expect(asked).toEqual(["rebinding.example.com", "rebinding.example.com"]);
+    expect(attempts[0]).toMatchObject({ attempt: 2, status: null, succeeded: false, error: "the destination resolves to an address that is not public" });
+  });
+});
+
 describe.skipIf(!testDatabaseUrl)("delivery across instances (PostgreSQL)", () => {
   // Instances that share a database must share ENCRYPTION_KEY (the secrets are sealed with it).
   const shared = { WEBHOOK_DELIVERY: "on", ENCRYPTION_KEY, WEBHOOK_RETRY_SCHEDULE: "1500ms" };
@@ -341,6 +464,46 @@ describe.skipIf(!testDatabaseUrl)("delivery across instances (PostgreSQL)", () =
       expect(attempts.every((a: { attempt: number; succeeded: boolean }) => a.attempt === 1 && a.succeeded)).toBe(true);
     } finally {
       await Promise.all(instances.map((instance) => instance.stop()));
+    }
+  });
+
+  it("a client whose endpoints never answer does not hold up another client's webhooks", async () => {
+    const silent = await startSilentListener();
+    const instance = await startServer({ env: { ...shared, WEBHOOK_RETRY_SCHEDULE: "1h" }, webhookTimeoutMs: 8000 });
+    try {
+      const stuck = await newTenant(instance);
+      for (let i = 0; i < 5; i++) {
+        const res = await rest(instance, "POST", "/v1/webhook-endpoints", { headers: stuck.headers, body: { url: `http://127.0.0.1:${silent.port}/hooks/${i}`, events: ["user.created"] } });
+        expect(res.status).toBe(201);
+      }
+      await Promise.all(Array.from({ length: 4 }, () => createUser(instance, stuck)));
+      const deadline = Date.now() + 10_000;
+      while (silent.connections() < 4 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(silent.connections()).toBeGreaterThanOrEqual(4);
+
+      const other = await newTenant(instance);
+      const hooks = await receiver();
+      expect((await rest(instance, "POST", "/v1/webhook-endpoints", { headers: other.headers, body: { url: hooks.url, events: ["user.created"] } })).status).toBe(201);
+      const queuedAt = Date.now();
+      await createUser(instance, other);
+      const [request] = await hooks.waitFor(1, 12_000);
+      expect(request, "the other client's webhook did not come within 12 s").toBeDefined();
+      expect(request.at - queuedAt).toBeLessThan(2000);
+    } finally {
+      await silent.close();
+      await instance.stop();
+    }
+  });
+});
+
+describe.skipIf(!testDatabaseUrl)("the endpoint cap under concurrency (PostgreSQL)", () => {
+  it("30 registrations at once leave exactly 20 endpoints; the rest are 400s (three tenants at a time, to give a race every chance)", async () => {
+    const tenants = await Promise.all([1, 2, 3].map(() => newTenant(server)));
+    const statuses = await Promise.all(tenants.map((tenant) => Promise.all(Array.from({ length: 30 }, (_, i) =>
+      rest(server, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body: { url: `https://hooks.example.com/${i}` } }).then((res) => res.status)))));
+    for (const [i, tenant] of tenants.entries()) {
+      expect(statuses[i].sort()).toEqual([...Array(20).fill(201), ...Array(10).fill(400)]);
+      expect((await rest(server, "GET", "/v1/webhook-endpoints", { headers: tenant.headers })).body.data).toHaveLength(20);
     }
   });
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { PrismaClient, WebhookEndpoint } from "../generated/prisma/client.js";
-import { badInput, notFound } from "../errors.js";
+import type { Prisma, PrismaClient, WebhookEndpoint } from "../generated/prisma/client.js";
+import { AppError, badInput, notFound } from "../errors.js";
 import { positionOf } from "../events/log.js";
 import { MAX_PAGE, parseEventTypes } from "../events/service.js";
 import { parseInput, requireUuid } from "../validation.js";
@@ -10,6 +10,8 @@ import { parseEndpointUrl } from "./url-policy.js";
 /** How long a rotated-out secret keeps signing alongside the new one. */
 export const PREVIOUS_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 const MAX_ENDPOINTS_PER_CLIENT = 20;
+/** Deliveries an endpoint may have waiting (resends beyond it are refused, so a client cannot flood the queue). */
+export const MAX_PENDING_PER_ENDPOINT = 100;
 const DEFAULT_ATTEMPTS_PAGE = 20;
 
 export const EndpointInput = z.object({
@@ -47,12 +49,15 @@ export class WebhookEndpointService {
     const { url, events, description } = parseInput(EndpointInput, input);
     const eventTypes = parseEventTypes(events, "events");
     const target = parseEndpointUrl(url, this.deps.strictUrls);
-    if ((await this.deps.prisma.webhookEndpoint.count({ where: { clientId } })) >= MAX_ENDPOINTS_PER_CLIENT) {
-      throw badInput(`A client has at most ${MAX_ENDPOINTS_PER_CLIENT} webhook endpoints`);
-    }
     const secret = newSecret();
-    const endpoint = await this.deps.prisma.webhookEndpoint.create({
-      data: { clientId, url: target, eventTypes, description: description || null, secretEnc: sealSecret(this.deps.encryptionKey, secret) },
+    const endpoint = await this.deps.prisma.$transaction(async (tx) => {
+      await lockClientEndpoints(tx, clientId);
+      if ((await tx.webhookEndpoint.count({ where: { clientId } })) >= MAX_ENDPOINTS_PER_CLIENT) {
+        throw badInput(`A client has at most ${MAX_ENDPOINTS_PER_CLIENT} webhook endpoints`);
+      }
+      return tx.webhookEndpoint.create({
+        data: { clientId, url: target, eventTypes, description: description || null, secretEnc: sealSecret(this.deps.encryptionKey, secret) },
+      });
     });
     return { ...viewOf(endpoint), secret };
   }
@@ -112,9 +117,19 @@ export class WebhookEndpointService {
           where: { clientId, enabled: true, OR: [{ eventTypes: { isEmpty: true } }, { eventTypes: { has: event.type } }] },
         });
     if (!endpoints.length) throw badInput(`No enabled webhook endpoint takes ${event.type} events`);
-    const deliveries = await this.deps.prisma.$transaction(
-      endpoints.map((endpoint) => this.deps.prisma.webhookDelivery.create({ data: { clientId, eventId: event.id, endpointId: endpoint.id } })),
-    );
+    const deliveries = await this.deps.prisma.$transaction(async (tx) => {
+      await lockClientEndpoints(tx, clientId);
+      const full = await tx.webhookDelivery.groupBy({
+        by: ["endpointId"],
+        where: { endpointId: { in: endpoints.map((endpoint) => endpoint.id) }, state: "PENDING" },
+        _count: true,
+        having: { endpointId: { _count: { gte: MAX_PENDING_PER_ENDPOINT } } },
+      });
+      if (full.length) {
+        throw new AppError("RATE_LIMITED", `Webhook endpoint ${full[0].endpointId} already has ${MAX_PENDING_PER_ENDPOINT} deliveries pending`, { retryAfter: 60 });
+      }
+      return Promise.all(endpoints.map((endpoint) => tx.webhookDelivery.create({ data: { clientId, eventId: event.id, endpointId: endpoint.id } })));
+    });
     this.deps.onQueued();
     return deliveries;
   }
@@ -124,4 +139,9 @@ export class WebhookEndpointService {
     if (!endpoint) throw notFound("Webhook endpoint");
     return endpoint;
   }
+}
+
+/** Serialises a client's endpoint registrations and resends, so the caps above are checked and applied atomically. */
+async function lockClientEndpoints(tx: Prisma.TransactionClient, clientId: string) {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`webhook-endpoints:${clientId}`}))`;
 }

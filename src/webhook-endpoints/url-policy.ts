@@ -1,4 +1,3 @@
-import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
 import { badInput } from "../errors.js";
 
@@ -10,20 +9,59 @@ for (const [network, prefix] of [
   ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
   ["192.0.0.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 4], ["240.0.0.0", 4],
 ] as const) NON_PUBLIC.addSubnet(network, prefix, "ipv4");
-for (const [network, prefix] of [["::", 127], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], ["64:ff9b::", 96]] as const) {
-  NON_PUBLIC.addSubnet(network, prefix, "ipv6");
+// IPv6 ranges refused whole. Those that embed an IPv4 in a known place (mapped, compatible, 6to4,
+// the well-known NAT64 prefix) are judged by that IPv4 instead, see embeddedIPv4.
+for (const [network, prefix] of [
+  ["::ffff:0:0:0", 96], // IPv4-translated (SIIT)
+  ["64:ff9b:1::", 48], // local-use NAT64: the gateway may reach internal networks
+  ["100::", 64], // discard-only
+  ["2001::", 32], // Teredo: the IPv4 inside is obfuscated
+  ["2001:db8::", 32], // documentation
+  ["fc00::", 7], // unique local
+  ["fe80::", 10], // link-local
+  ["fec0::", 10], // site-local (deprecated, still routed inside some networks)
+  ["ff00::", 8], // multicast
+] as const) NON_PUBLIC.addSubnet(network, prefix, "ipv6");
+
+/** The eight 16-bit groups of an IPv6 address, or undefined when it is not one. */
+function ipv6Groups(address: string): number[] | undefined {
+  let canonical: string;
+  try {
+    // The WHATWG URL parser writes every IPv6 form (dotted tail, zeros, case) as compressed hex.
+    canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return undefined;
+  }
+  const [head, tail] = canonical.split("::");
+  const groups = (part: string | undefined) => (part ? part.split(":").map((group) => parseInt(group, 16)) : []);
+  const [before, after] = [groups(head), groups(tail)];
+  return [...before, ...Array<number>(8 - before.length - after.length).fill(0), ...after];
 }
 
-/** True for an address no production webhook may reach (an IPv4-mapped IPv6 address is judged as its IPv4). */
+const ipv4Of = (high: number, low: number) => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+
+/** The IPv4 address an IPv6 address carries to reach (IPv4-mapped or -compatible, NAT64 well-known prefix, 6to4). */
+function embeddedIPv4(groups: number[]): string | undefined {
+  const zeros = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
+  if (zeros(0, 5) && (groups[5] === 0xffff || groups[5] === 0)) return ipv4Of(groups[6], groups[7]); // ::ffff:a.b.c.d, ::a.b.c.d
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && zeros(2, 6)) return ipv4Of(groups[6], groups[7]); // 64:ff9b::a.b.c.d
+  if (groups[0] === 0x2002) return ipv4Of(groups[1], groups[2]); // 2002:aabb:ccdd::
+  return undefined;
+}
+
+/** True for an address no production webhook may reach; an IPv6 address that embeds an IPv4 is judged by that IPv4. */
 export function isNonPublicAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return NON_PUBLIC.check(mapped[1], "ipv4");
   const family = isIP(address);
-  if (family === 0) return true;
-  return NON_PUBLIC.check(address, family === 4 ? "ipv4" : "ipv6");
+  if (family === 4) return NON_PUBLIC.check(address, "ipv4");
+  const groups = family === 6 ? ipv6Groups(address) : undefined;
+  if (!groups) return true;
+  const ipv4 = embeddedIPv4(groups);
+  if (ipv4) return isNonPublicAddress(ipv4);
+  return NON_PUBLIC.check(groups.map((group) => group.toString(16)).join(":"), "ipv6");
 }
 
-const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, "$1");
+/** The host of a URL without the brackets of an IPv6 literal. */
+export const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, "$1");
 
 /**
  * An endpoint URL as given at registration: absolute, at most 2048 characters, without credentials.
@@ -47,11 +85,4 @@ export function parseEndpointUrl(raw: unknown, strict: boolean): string {
     }
   }
   return url.toString();
-}
-
-/** At delivery time (strict mode): the name must resolve to public addresses only, whatever it resolved to when registered. */
-export async function assertPublicDestination(target: string): Promise<void> {
-  const host = hostOf(new URL(target));
-  const addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((entry) => entry.address);
-  if (addresses.some(isNonPublicAddress)) throw new Error("the destination resolves to an address that is not public");
 }

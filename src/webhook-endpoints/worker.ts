@@ -3,7 +3,7 @@ import type { PrismaClient } from "../generated/prisma/client.js";
 import { asClientEvent } from "../events/log.js";
 import type { Logger } from "../logger.js";
 import { openSecret, signatureHeader } from "./secrets.js";
-import { assertPublicDestination } from "./url-policy.js";
+import { DestinationRefused, NoResponse, postWebhook, resolveWithDns, type ResolveHost } from "./sender.js";
 
 export type DeliveryWorkerOptions = {
   prisma: PrismaClient;
@@ -16,8 +16,16 @@ export type DeliveryWorkerOptions = {
   /** Production without the sandbox: refuse destinations that resolve to non-public addresses. */
   strictUrls: boolean;
   pollMs?: number;
-  batchSize?: number;
+  /** Sends this worker keeps going at once (a new one starts as soon as one ends). */
+  concurrency?: number;
+  /** Sends in flight for one client across every worker, so one client's slow endpoints cannot hold the whole pool. */
+  perClientConcurrency?: number;
+  /** Name resolution for the sends (defaults to the system's DNS). */
+  resolveHost?: ResolveHost;
 };
+
+const DEFAULT_CONCURRENCY = 16;
+const DEFAULT_PER_CLIENT_CONCURRENCY = 4;
 
 /** A leased delivery; `attempts` already counts the attempt about to be made. */
 type Claimed = { id: string; eventId: string; endpointId: string; clientId: string; attempts: number; leaseId: string };
@@ -27,25 +35,32 @@ type Outcome = { status: number | null; succeeded: boolean; error: string | null
 const LEASE_MARGIN_MS = 50_000;
 
 /**
- * Sends queued deliveries. Each poll takes due rows with FOR UPDATE SKIP LOCKED and leases them
- * (leaseId, nextAttemptAt pushed past the time-out) in one statement, so two workers never take
- * the same attempt; the result is written only under that lease. A worker that dies mid-send
- * leaves its lease to run out, and the attempt is made again (at-least-once).
+ * Sends queued deliveries from a pool of concurrent sends. Each claim takes due rows with FOR
+ * UPDATE SKIP LOCKED and leases them (leaseId, nextAttemptAt pushed past the time-out) in one
+ * statement, so two workers never take the same attempt; the result is written only under that
+ * lease. A worker that dies mid-send leaves its lease to run out, and the attempt is made again
+ * (at-least-once). A claim fills the pool's free slots, oldest due first, but gives no client more
+ * than perClientConcurrency sends in flight (counting other workers' leases), so an endpoint
+ * that never answers delays only its own client.
  */
 export class DeliveryWorker {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = true;
   private again = false;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly concurrency: number;
 
-  constructor(private readonly options: DeliveryWorkerOptions) {}
+  constructor(private readonly options: DeliveryWorkerOptions) {
+    this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  }
 
   start() {
     this.stopped = false;
     this.schedule(0);
   }
 
-  /** Deliveries were queued in this process: look now rather than at the next poll. */
+  /** Deliveries were queued in this process, or a slot freed: look now rather than at the next poll. */
   nudge() {
     if (this.stopped) return;
     if (this.running) this.again = true;
@@ -56,6 +71,7 @@ export class DeliveryWorker {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
+    await Promise.all(this.inFlight);
   }
 
   private schedule(delayMs: number) {
@@ -66,31 +82,62 @@ export class DeliveryWorker {
   }
 
   private async poll() {
-    let busy = false;
+    let more = false;
     try {
-      const claimed = await this.claim();
-      busy = claimed.length === (this.options.batchSize ?? 10);
-      await Promise.all(claimed.map((delivery) => this.deliver(delivery)));
+      const free = this.concurrency - this.inFlight.size;
+      if (free > 0) {
+        const claimed = await this.claim(free);
+        claimed.forEach((delivery) => this.launch(delivery));
+        more = claimed.length === free;
+      }
     } catch (err) {
       this.options.logger.error({ err }, "webhook delivery poll failed");
     }
     if (this.stopped) return;
-    const soon = busy || this.again;
+    // A full pool is looked at again when one of its sends ends (nudge).
+    const soon = this.again || (more && this.inFlight.size < this.concurrency);
     this.again = false;
     this.schedule(soon ? 0 : (this.options.pollMs ?? 250));
   }
 
-  private claim(): Promise<Claimed[]> {
+  private launch(delivery: Claimed) {
+    const send: Promise<void> = this.deliver(delivery)
+      .catch((err) => this.options.logger.error({ err, deliveryId: delivery.id }, "webhook delivery failed"))
+      .finally(() => {
+        this.inFlight.delete(send);
+        this.nudge();
+      });
+    this.inFlight.add(send);
+  }
+
+  private claim(limit: number): Promise<Claimed[]> {
     const leaseMs = this.options.timeoutMs + LEASE_MARGIN_MS;
+    const perClient = this.options.perClientConcurrency ?? DEFAULT_PER_CLIENT_CONCURRENCY;
     return this.options.prisma.$queryRaw<Claimed[]>`
+      WITH busy AS (
+        SELECT "clientId", count(*) AS sending FROM "webhook_deliveries"
+        WHERE "state" = 'PENDING' AND "leaseId" IS NOT NULL AND "nextAttemptAt" > now()
+        GROUP BY "clientId"
+      ), fair AS (
+        SELECT due."id", due."nextAttemptAt"
+        FROM (
+          SELECT "id", "clientId", "nextAttemptAt",
+                 row_number() OVER (PARTITION BY "clientId" ORDER BY "nextAttemptAt", "id") AS place
+          FROM "webhook_deliveries"
+          WHERE "state" = 'PENDING' AND "nextAttemptAt" <= now()
+        ) AS due
+        LEFT JOIN busy ON busy."clientId" = due."clientId"
+        WHERE due.place + coalesce(busy.sending, 0) <= ${perClient}
+      )
       UPDATE "webhook_deliveries" AS delivery
       SET "leaseId" = ${randomUUID()}::uuid, "attempts" = delivery."attempts" + 1,
           "nextAttemptAt" = now() + make_interval(secs => ${leaseMs / 1000})
       FROM (
-        SELECT "id" FROM "webhook_deliveries"
-        WHERE "state" = 'PENDING' AND "nextAttemptAt" <= now()
-        ORDER BY "nextAttemptAt" LIMIT ${this.options.batchSize ?? 10}
-        FOR UPDATE SKIP LOCKED
+        SELECT candidate."id" FROM "webhook_deliveries" AS candidate
+        JOIN fair ON fair."id" = candidate."id"
+        WHERE candidate."state" = 'PENDING' AND candidate."nextAttemptAt" <= now()
+        ORDER BY candidate."nextAttemptAt" LIMIT ${limit}
+        FOR UPDATE OF candidate SKIP LOCKED
       ) AS due
       WHERE delivery."id" = due."id"
       RETURNING delivery."id", delivery."eventId", delivery."endpointId", delivery."clientId", delivery."attempts", delivery."leaseId"`;
@@ -123,29 +170,24 @@ export class DeliveryWorker {
     const createdAt = new Date();
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
+    const timestamp = new Date();
+    const headers = {
+      "content-type": "application/json",
+      "user-agent": "fintech-platform-webhooks/1",
+      "webhook-id": messageId,
+      "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
+      "webhook-signature": signatureHeader(secrets, messageId, timestamp, payload),
+    };
     try {
-      if (this.options.strictUrls) await assertPublicDestination(url);
-      const timestamp = new Date();
-      const response = await fetch(url, {
-        method: "POST",
-        redirect: "manual",
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-        headers: {
-          "content-type": "application/json",
-          "user-agent": "fintech-platform-webhooks/1",
-          "webhook-id": messageId,
-          "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
-          "webhook-signature": signatureHeader(secrets, messageId, timestamp, payload),
-        },
-        body: payload,
+      const status = await postWebhook(url, headers, payload, {
+        resolveHost: this.options.resolveHost ?? resolveWithDns,
+        strict: this.options.strictUrls,
+        timeoutMs: this.options.timeoutMs,
       });
-      await response.body?.cancel().catch(() => undefined);
-      const succeeded = response.status >= 200 && response.status < 300;
-      return { status: response.status, succeeded, error: succeeded ? null : `HTTP ${response.status}`, durationMs: elapsed(), createdAt };
+      const succeeded = status >= 200 && status < 300;
+      return { status, succeeded, error: succeeded ? null : `HTTP ${status}`, durationMs: elapsed(), createdAt };
     } catch (err) {
-      const timedOut = err instanceof DOMException && err.name === "TimeoutError";
-      const reason = timedOut ? `no response within ${this.options.timeoutMs} ms` : describeFailure(err);
-      return { status: null, succeeded: false, error: reason, durationMs: elapsed(), createdAt };
+      return { status: null, succeeded: false, error: describeFailure(err), durationMs: elapsed(), createdAt };
     }
   }
 
@@ -170,7 +212,8 @@ export class DeliveryWorker {
 
 /** A short reason for the attempts list, without echoing anything the receiver sent. */
 function describeFailure(err: unknown): string {
-  const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
-  if (cause?.code) return `connection failed: ${cause.code}`;
+  if (err instanceof DestinationRefused || err instanceof NoResponse) return err.message;
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code) return `connection failed: ${code}`;
   return err instanceof Error ? err.message.slice(0, 200) : "delivery failed";
 }
