@@ -8,8 +8,8 @@ builder.prismaObject("Card", {
   description: "A USD virtual debit card. Number and CVV are stored encrypted and decrypted only here.",
   fields: (t) => ({
     id: t.exposeID("id"),
-    userId: t.exposeString("userId"),
-    providerId: t.exposeString("providerId", { description: "Identifier at the card issuer" }),
+    userId: t.exposeID("userId"),
+    providerId: t.exposeID("providerId", { description: "Identifier at the card issuer" }),
     cardNumber: t.string({
       description: "Groups of four digits separated by spaces",
       select: { cardNumberEnc: true },

@@ -1,21 +1,25 @@
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
-import { ENTRY_TYPES } from "./types.js";
+import type { Currency } from "../providers/fx.js";
+import { CurrencyEnum } from "./currency-schema.js";
+import { ENTRY_TYPES, type EntryType } from "./types.js";
 import { ledgerPage, NEWEST_FIRST, type LedgerService } from "./service.js";
 import type { ChainReport, LedgerVerification } from "./verify.js";
 
+const LedgerEntryTypeEnum = builder.enumType("LedgerEntryType", { values: ENTRY_TYPES });
+
 const LedgerEntryRef = builder.prismaObject("LedgerEntry", {
-  description: `One movement of a user balance. type: ${ENTRY_TYPES.join(", ")}. amount is signed: positive credits the balance.`,
+  description: "One movement of a user balance. amount is signed: positive credits the balance.",
   fields: (t) => ({
     id: t.exposeID("id"),
     // Only user entries are ever served (system accounts stay internal), so userId is always set.
     userId: t.id({ select: { userId: true }, resolve: (entry) => entry.userId! }),
-    type: t.exposeString("type"),
-    currency: t.exposeString("currency"),
+    type: t.field({ type: LedgerEntryTypeEnum, resolve: (entry) => entry.type as EntryType }),
+    currency: t.field({ type: CurrencyEnum, resolve: (entry) => entry.currency as Currency }),
     amount: t.expose("amount", { type: "Decimal" }),
     balanceBefore: t.expose("balanceBefore", { type: "Decimal" }),
     balanceAfter: t.expose("balanceAfter", { type: "Decimal" }),
-    referenceId: t.exposeString("referenceId", { nullable: true, description: "The deposit, conversion, withdrawal or card transaction behind it" }),
+    referenceId: t.exposeID("referenceId", { nullable: true, description: "The deposit, conversion, withdrawal or card transaction behind it" }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
   }),
 });
@@ -24,7 +28,7 @@ builder.prismaObject("LedgerAccount", {
   name: "Balance",
   description: "A user's balance in one currency.",
   fields: (t) => ({
-    currency: t.exposeString("currency"),
+    currency: t.field({ type: CurrencyEnum, resolve: (account) => account.currency as Currency }),
     balance: t.expose("balance", { type: "Decimal" }),
   }),
 });
@@ -32,7 +36,7 @@ builder.prismaObject("LedgerAccount", {
 const LedgerChain = builder.objectRef<ChainReport>("LedgerChain").implement({
   description: "One balance's chain of entries, recomputed from its first entry.",
   fields: (t) => ({
-    currency: t.exposeString("currency"),
+    currency: t.field({ type: CurrencyEnum, resolve: (chain) => chain.currency as Currency }),
     entries: t.exposeInt("entries"),
     balance: t.field({ type: "Decimal", resolve: (chain) => chain.balance }),
     valid: t.exposeBoolean("valid"),

@@ -34,6 +34,15 @@ export function integer(value: unknown): unknown {
   return typeof value === "string" && /^-?\d{1,9}$/.test(value) ? Number(value) : value;
 }
 
+/**
+ * A code the contract accepts in any case (a currency or network in a path, query or body), in the
+ * upper case of the GraphQL enum; anything else as given (then refused by GraphQL naming the field
+ * and the enum's values).
+ */
+export function code(value: unknown): unknown {
+  return typeof value === "string" ? value.trim().toUpperCase() : value;
+}
+
 /** REST speaks JSON numbers for money (the contract); GraphQL keeps the exact decimal string. */
 export function withNumbers<T extends Record<string, unknown>>(record: T, fields: readonly string[]): T {
   const copy: Record<string, unknown> = { ...record };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { doc } from "../docs.js";
-import { withNumbers, type Route } from "../route.js";
+import { code, withNumbers, type Route } from "../route.js";
 import { VIRTUAL_ACCOUNT_FIELDS, VirtualAccount, virtualAccountBody } from "./virtual-accounts.js";
 
 /**
@@ -11,10 +11,10 @@ export const accountLookupRoutes: Route[] = [
   {
     method: "GET",
     path: "/v1/accounts/:currency/:userId",
-    operation: `query ($userId: ID!, $currency: String!) {
+    operation: `query ($userId: ID!, $currency: AccountBalanceCurrency!) {
       accountBalance(userId: $userId, currency: $currency) { currency balance virtualAccount { ${VIRTUAL_ACCOUNT_FIELDS} } }
     }`,
-    variables: ({ params }) => ({ userId: params.userId, currency: params.currency }),
+    variables: ({ params }) => ({ userId: params.userId, currency: code(params.currency) }),
     result: ({ accountBalance: account }) => ({
       ...withNumbers(account, ["balance"]),
       virtualAccount: account.virtualAccount && virtualAccountBody(account.virtualAccount),

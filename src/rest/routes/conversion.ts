@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ConversionRequest, Pair } from "../../conversion/service.js";
 import { doc } from "../docs.js";
 import { pickKeys } from "../pick-keys.js";
-import { withNumbers, type Route } from "../route.js";
+import { code, withNumbers, type Route } from "../route.js";
 
 const MONEY = ["amount", "rate", "fee", "convertedAmount"] as const;
 const CONVERSION_KEYS = ["id", "userId", "from", "to", "amount", "rate", "fee", "convertedAmount", "quoteId", "createdAt"] as const;
@@ -23,10 +23,10 @@ export const conversionRoutes: Route[] = [
   {
     method: "GET",
     path: "/v1/conversion/quote",
-    operation: `query ($from: String!, $to: String!, $amount: Decimal!) {
+    operation: `query ($from: Currency!, $to: Currency!, $amount: Decimal!) {
       conversionQuote(from: $from, to: $to, amount: $amount) { id from to amount rate fee convertedAmount expiresAt }
     }`,
-    variables: ({ query }) => ({ from: query.from, to: query.to, amount: query.amount }),
+    variables: ({ query }) => ({ from: code(query.from), to: code(query.to), amount: query.amount }),
     result: (data) => withNumbers(data.conversionQuote, MONEY),
     docs: {
       summary: "Quote a conversion, valid 30 s",
@@ -40,7 +40,7 @@ export const conversionRoutes: Route[] = [
     operation: `mutation ($input: CreateConversionInput!) {
       createConversion(input: $input) { ${CONVERSION_KEYS.join(" ")} }
     }`,
-    variables: ({ body }) => ({ input: { userId: body.userId, from: body.from, to: body.to, amount: body.amount, quoteId: body.quoteId } }),
+    variables: ({ body }) => ({ input: { userId: body.userId, from: code(body.from), to: code(body.to), amount: body.amount, quoteId: body.quoteId } }),
     result: (data) => conversionBody(data.createConversion),
     docs: {
       summary: "Convert between the user's balances, at a quote's rate when quoteId is given",

@@ -1,6 +1,6 @@
 import { SimulateDeposit } from "../../sandbox/deposits.js";
 import { doc, withAmount } from "../docs.js";
-import type { Route } from "../route.js";
+import { code, type Route } from "../route.js";
 import { DEPOSIT_FIELDS, Deposit, depositBody } from "./deposits.js";
 
 const DEPOSIT_ID = { id: "the deposit's id" };
@@ -10,7 +10,7 @@ export const sandboxDepositRoutes: Route[] = [
     method: "POST",
     path: "/v1/sandbox/deposits",
     operation: `mutation ($input: SimulateDepositInput!) { simulateDeposit(input: $input) { ${DEPOSIT_FIELDS} } }`,
-    variables: ({ body }) => ({ input: { userId: body.userId, currency: body.currency, amount: body.amount, chainId: body.chainId } }),
+    variables: ({ body }) => ({ input: { userId: body.userId, currency: code(body.currency), amount: body.amount, chainId: body.chainId } }),
     result: (data) => depositBody(data.simulateDeposit),
     status: 201,
     docs: {

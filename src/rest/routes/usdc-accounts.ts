@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { doc } from "../docs.js";
-import { withNumbers, type Route } from "../route.js";
+import { code, withNumbers, type Route } from "../route.js";
 
 const USDC_ACCOUNT = "id userId chain chainId address tokenAddress balance createdAt";
 
@@ -29,8 +29,8 @@ export const usdcAccountRoutes: Route[] = [
   {
     method: "GET",
     path: "/v1/accounts/usdc/:userId/:chain",
-    operation: `query ($userId: ID!, $chain: String!) { usdcAccount(userId: $userId, chain: $chain) { ${USDC_ACCOUNT} } }`,
-    variables: ({ params }) => ({ userId: params.userId, chain: params.chain }),
+    operation: `query ($userId: ID!, $chain: Network!) { usdcAccount(userId: $userId, chain: $chain) { ${USDC_ACCOUNT} } }`,
+    variables: ({ params }) => ({ userId: params.userId, chain: code(params.chain) }),
     result: (data) => asContractAccount(data.usdcAccount),
     docs: {
       summary: "The user's USDC account on one chain",
@@ -42,10 +42,10 @@ export const usdcAccountRoutes: Route[] = [
   {
     method: "POST",
     path: "/v1/accounts/usdc/:userId",
-    operation: `mutation ($userId: ID!, $chainType: String!) {
+    operation: `mutation ($userId: ID!, $chainType: Network!) {
       createUsdcAccount(userId: $userId, chainType: $chainType) { ${USDC_ACCOUNT} }
     }`,
-    variables: ({ params, body }) => ({ userId: params.userId, chainType: body.chainType }),
+    variables: ({ params, body }) => ({ userId: params.userId, chainType: code(body.chainType) }),
     result: (data) => asContractAccount(data.createUsdcAccount),
     docs: {
       summary: "Open a USDC account for the user on a chain (or return the existing one)",

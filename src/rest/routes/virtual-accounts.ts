@@ -2,7 +2,7 @@ import { pickKeys } from "../pick-keys.js";
 import { z } from "zod";
 import { CreateVirtualAccount } from "../../accounts/virtual-account-service.js";
 import { doc } from "../docs.js";
-import type { Route } from "../route.js";
+import { code, type Route } from "../route.js";
 
 const COMMON = ["id", "userId", "currency", "createdAt", "destinationAsset", "destinationNetwork", "destinationAddress"] as const;
 const NGN_SHAPE = [...COMMON, "accountName", "accountNumber", "bankName", "bankCode"] as const;
@@ -46,10 +46,10 @@ export const virtualAccountRoutes: Route[] = [
     operation: `mutation ($input: CreateVirtualAccountInput!) { createVirtualAccount(input: $input) { ${VIRTUAL_ACCOUNT_FIELDS} } }`,
     variables: ({ params, body }) => ({
       input: {
-        currency: params.currency,
+        currency: code(params.currency),
         userId: body.userId,
-        destinationAsset: body.destinationAsset,
-        destinationNetwork: body.destinationNetwork,
+        destinationAsset: code(body.destinationAsset),
+        destinationNetwork: code(body.destinationNetwork),
         address: body.address,
       },
     }),

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { BankWithdrawal, NgnWithdrawal, UsdcWithdrawal } from "../../withdrawals/validation.js";
 import { doc, withAmount } from "../docs.js";
 import { pickKeys } from "../pick-keys.js";
-import { integer, withNumbers, type Route } from "../route.js";
+import { code, integer, withNumbers, type Route } from "../route.js";
 
 const RECORD = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "createdAt", "updatedAt"] as const;
 const WITHDRAWAL_FIELDS = RECORD.join(" ");
@@ -48,7 +48,7 @@ export const withdrawalRoutes: Route[] = [
     operation: `mutation ($input: WithdrawToBankInput!) { withdrawToBank(input: $input) { reference currency amount status } }`,
     variables: ({ params, body }) => ({
       input: {
-        currency: params.currency,
+        currency: code(params.currency),
         userId: body.userId,
         firstName: body.firstName,
         lastName: body.lastName,
@@ -111,7 +111,7 @@ export const withdrawalRoutes: Route[] = [
     path: "/v1/withdrawals/usdc",
     operation: `mutation ($input: WithdrawUsdcInput!) { withdrawUsdc(input: $input) { ${WITHDRAWAL_FIELDS} } }`,
     variables: ({ body }) => ({
-      input: { userId: body.userId, amount: body.amount, walletAddress: body.walletAddress, network: body.network, chainId: body.chainId },
+      input: { userId: body.userId, amount: body.amount, walletAddress: body.walletAddress, network: code(body.network), chainId: body.chainId },
     }),
     result: (data) => withdrawalBody(data.withdrawUsdc),
     errors: LEGACY_FUNDS_ERROR,
@@ -139,7 +139,7 @@ export const withdrawalRoutes: Route[] = [
   {
     method: "GET",
     path: "/v1/withdrawals/:reference",
-    operation: `query ($reference: String!) { withdrawal(reference: $reference) { ${WITHDRAWAL_FIELDS} } }`,
+    operation: `query ($reference: ID!) { withdrawal(reference: $reference) { ${WITHDRAWAL_FIELDS} } }`,
     variables: ({ params }) => ({ reference: params.reference }),
     result: (data) => withdrawalBody(data.withdrawal),
     docs: { summary: "A withdrawal's status", params: REFERENCE, response: Withdrawal, errors: ["NOT_FOUND"] },
@@ -150,7 +150,7 @@ export const sandboxWithdrawalRoutes: Route[] = [
   {
     method: "POST",
     path: "/v1/sandbox/withdrawals/:reference/complete",
-    operation: `mutation ($reference: String!) { completeWithdrawal(reference: $reference) { ${WITHDRAWAL_FIELDS} } }`,
+    operation: `mutation ($reference: ID!) { completeWithdrawal(reference: $reference) { ${WITHDRAWAL_FIELDS} } }`,
     variables: ({ params }) => ({ reference: params.reference }),
     result: (data) => withdrawalBody(data.completeWithdrawal),
     docs: { summary: "Sandbox: the payout succeeds", params: REFERENCE, response: Withdrawal, errors: ["NOT_FOUND", "CONFLICT"] },
@@ -158,7 +158,7 @@ export const sandboxWithdrawalRoutes: Route[] = [
   {
     method: "POST",
     path: "/v1/sandbox/withdrawals/:reference/fail",
-    operation: `mutation ($reference: String!, $reason: String) { failWithdrawal(reference: $reference, reason: $reason) { ${WITHDRAWAL_FIELDS} } }`,
+    operation: `mutation ($reference: ID!, $reason: String) { failWithdrawal(reference: $reference, reason: $reason) { ${WITHDRAWAL_FIELDS} } }`,
     variables: ({ params, body }) => ({ reference: params.reference, reason: body.reason }),
     result: (data) => withdrawalBody(data.failWithdrawal),
     docs: {
