@@ -4,7 +4,7 @@ import { CurrencyEnum, FiatCurrencyEnum } from "../ledger/currency-schema.js";
 import type { Network } from "../providers/chains.js";
 import type { Currency, FiatCurrency } from "../providers/fx.js";
 import { NetworkEnum } from "../wallets/network-schema.js";
-import { VIRTUAL_ACCOUNT_CURRENCIES } from "./virtual-account-service.js";
+import { VIRTUAL_ACCOUNT_CURRENCIES } from "./virtual-account-currencies.js";
 
 const VirtualAccountCurrencyEnum = builder.enumType("VirtualAccountCurrency", {
   description: "The currencies a virtual account can be opened in.",
