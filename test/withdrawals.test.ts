@@ -428,10 +428,11 @@ describe("GraphQL withdrawals", () => {
 
     const one = await gql(server, `query ($r: ID!) { withdrawal(reference: $r) { reference status } }`, { r: bank.body.data.withdrawToBank.reference }, tenant.headers);
     expect(one.body.data.withdrawal).toEqual({ reference: bank.body.data.withdrawToBank.reference, status: "PENDING" });
-    const user = await gql(server, `query ($id: ID!) { user(id: $id) { withdrawals { currency } } }`, { id: userId }, tenant.headers);
-    expect(user.body.data.user.withdrawals).toEqual([{ currency: "USDC" }, { currency: "NGN" }, { currency: "MXN" }]);
-    const paged = await gql(server, `query ($id: ID!) { user(id: $id) { withdrawals(page: 2, limit: 2) { currency } } }`, { id: userId }, tenant.headers);
-    expect(paged.body.data.user.withdrawals).toEqual([{ currency: "MXN" }]);
+    const user = await gql(server, `query ($id: ID!) { user(id: $id) { withdrawals { totalCount edges { node { currency } } } } }`, { id: userId }, tenant.headers);
+    expect(user.body.data.user.withdrawals.totalCount).toBe(3);
+    expect(user.body.data.user.withdrawals.edges.map((edge: { node: unknown }) => edge.node)).toEqual([{ currency: "USDC" }, { currency: "NGN" }, { currency: "MXN" }]);
+    const paged = await gql(server, `query ($id: ID!) { user(id: $id) { withdrawalsPage(page: 2, limit: 2) { currency } } }`, { id: userId }, tenant.headers);
+    expect(paged.body.data.user.withdrawalsPage).toEqual([{ currency: "MXN" }]);
     await expectLedgerInvariants(server, tenant.clientId);
   });
 

@@ -2,7 +2,8 @@ import { builder } from "../graphql/builder.js";
 import type { Currency } from "../providers/fx.js";
 import { clientIdOf, requireSandbox } from "../graphql/context.js";
 import { CurrencyEnum } from "../ledger/currency-schema.js";
-import { newestFirstPage } from "../ledger/service.js";
+import { CONNECTION_LIMITS, CONNECTION_SIZES } from "../ledger/schema.js";
+import { NEWEST_FIRST_RECORDS, newestFirstPage } from "../ledger/service.js";
 import { DEPOSIT_STATUSES, type DepositStatus } from "./service.js";
 
 const DepositStatusEnum = builder.enumType("DepositStatus", { values: DEPOSIT_STATUSES });
@@ -29,8 +30,14 @@ builder.prismaObject("Deposit", {
 });
 
 builder.prismaObjectFields("User", (t) => ({
-  deposits: t.relation("deposits", {
-    description: "Newest first; page ≥ 1, limit 1–1000 (default 100).",
+  deposits: t.relatedConnection(
+    "deposits",
+    { description: `Newest first. ${CONNECTION_SIZES}`, cursor: "id", ...CONNECTION_LIMITS, totalCount: true, query: { orderBy: NEWEST_FIRST_RECORDS } },
+    { name: "DepositConnection" },
+    { name: "DepositEdge" },
+  ),
+  depositsPage: t.relation("deposits", {
+    description: "The same deposits in numbered pages (as /v1 serves them): page ≥ 1, limit 1–1000 (default 100).",
     args: { page: t.arg.int(), limit: t.arg.int() },
     query: (args) => newestFirstPage(args),
   }),

@@ -3,8 +3,12 @@ import { clientIdOf } from "../graphql/context.js";
 import type { Currency } from "../providers/fx.js";
 import { CurrencyEnum } from "./currency-schema.js";
 import { ENTRY_TYPES, type EntryType } from "./types.js";
-import { ledgerPage, NEWEST_FIRST, type LedgerService } from "./service.js";
+import { clientEntries, ledgerPage, NEWEST_FIRST, type LedgerService } from "./service.js";
 import type { ChainReport, LedgerVerification } from "./verify.js";
+
+/** Money record connections: pages of up to 1000 (the numbered pages' limit), 100 by default. */
+export const CONNECTION_LIMITS = { defaultSize: 100, maxSize: 1000 };
+export const CONNECTION_SIZES = "first/after pages forward, last/before backward: 1–1000 at a time (default 100).";
 
 const LedgerEntryTypeEnum = builder.enumType("LedgerEntryType", { values: ENTRY_TYPES });
 
@@ -68,8 +72,14 @@ builder.prismaObjectFields("User", (t) => ({
     description: "One balance per currency the user has ever held.",
     query: { where: { code: "USER" }, orderBy: { currency: "asc" } },
   }),
-  ledger: t.relation("ledgerEntries", {
-    description: "The user's ledger entries, newest first (limit 1–1000, default 100).",
+  ledger: t.relatedConnection(
+    "ledgerEntries",
+    { description: `The user's ledger entries, newest first. ${CONNECTION_SIZES}`, cursor: "id", ...CONNECTION_LIMITS, totalCount: true, query: { orderBy: NEWEST_FIRST } },
+    { name: "LedgerEntryConnection" },
+    { name: "LedgerEntryEdge" },
+  ),
+  ledgerPage: t.relation("ledgerEntries", {
+    description: "The same entries in numbered pages (as /v1 serves them): page ≥ 1, limit 1–1000 (default 100).",
     args: { page: t.arg.int({ defaultValue: 1 }), limit: t.arg.int({ defaultValue: 100 }) },
     query: (args) => {
       const { page, limit } = ledgerPage(args);
@@ -85,9 +95,22 @@ builder.prismaObjectFields("User", (t) => ({
 }));
 
 builder.queryFields((t) => ({
-  transactions: t.field({
+  transactions: t.prismaConnection(
+    {
+      type: "LedgerEntry",
+      description: `Every ledger entry of the client's users, newest first. ${CONNECTION_SIZES}`,
+      cursor: "id",
+      ...CONNECTION_LIMITS,
+      totalCount: async (_root, _args, ctx) => ctx.prisma.ledgerEntry.count({ where: clientEntries(await clientIdOf(ctx)) }),
+      resolve: async (query, _root, _args, ctx) =>
+        ctx.prisma.ledgerEntry.findMany({ ...query, where: clientEntries(await clientIdOf(ctx)), orderBy: NEWEST_FIRST }),
+    },
+    { name: "TransactionConnection" },
+    { name: "TransactionEdge" },
+  ),
+  transactionsPage: t.field({
     type: LedgerPageRef,
-    description: "Every ledger entry of the client's users, newest first (limit 1–1000, default 100).",
+    description: "The same entries in numbered pages (as /v1 serves them): page ≥ 1, limit 1–1000 (default 100).",
     args: { page: t.arg.int({ defaultValue: 1 }), limit: t.arg.int({ defaultValue: 100 }) },
     resolve: async (_root, args, ctx) => ctx.services.ledger.clientEntries(await clientIdOf(ctx), args),
   }),

@@ -1,6 +1,7 @@
 import { builder } from "../graphql/builder.js";
 import { clientIdOf, requireSandbox } from "../graphql/context.js";
-import { newestFirstPage } from "../ledger/service.js";
+import { CONNECTION_LIMITS, CONNECTION_SIZES } from "../ledger/schema.js";
+import { NEWEST_FIRST_RECORDS, newestFirstPage } from "../ledger/service.js";
 import { CurrencyEnum, FiatCurrencyEnum } from "../ledger/currency-schema.js";
 import type { Currency } from "../providers/fx.js";
 import { NetworkEnum } from "../wallets/network-schema.js";
@@ -43,8 +44,14 @@ const WithdrawalCurrency = builder.simpleObject("WithdrawalCurrency", {
 });
 
 builder.prismaObjectFields("User", (t) => ({
-  withdrawals: t.relation("withdrawals", {
-    description: "Newest first; page ≥ 1, limit 1–1000 (default 100).",
+  withdrawals: t.relatedConnection(
+    "withdrawals",
+    { description: `Newest first. ${CONNECTION_SIZES}`, cursor: "id", ...CONNECTION_LIMITS, totalCount: true, query: { orderBy: NEWEST_FIRST_RECORDS } },
+    { name: "WithdrawalConnection" },
+    { name: "WithdrawalEdge" },
+  ),
+  withdrawalsPage: t.relation("withdrawals", {
+    description: "The same withdrawals in numbered pages (as /v1 serves them): page ≥ 1, limit 1–1000 (default 100).",
     args: { page: t.arg.int(), limit: t.arg.int() },
     query: (args) => newestFirstPage(args),
   }),

@@ -40,12 +40,12 @@ export const cardRoutes = [
     method: "GET",
     path: "/v1/virtual-cards/transactions/:userId/:page",
     operation: graphql(`query ($userId: ID!, $page: Int!) {
-      cardTransactions(userId: $userId, page: $page) {
+      cardTransactionsPage(userId: $userId, page: $page) {
         page pages total transactions { ...CardTransactionFields }
       }
     }`, [CardTransactionFields]),
     variables: ({ params }) => ({ userId: params.userId, page: integer(params.page) }),
-    result: ({ cardTransactions: page }) => ({ ...page, transactions: page.transactions.map(asContractTransaction) }),
+    result: ({ cardTransactionsPage: page }) => ({ ...page, transactions: page.transactions.map(asContractTransaction) }),
     docs: {
       summary: "A page of the user's card transactions",
       params: { ...doc.userParam, page: "page number, from 1" },

@@ -39,9 +39,9 @@ export const depositRoutes = [
   route({
     method: "GET",
     path: "/v1/transactions/deposits/:userId",
-    operation: graphql(`query ($id: ID!, $page: Int, $limit: Int) { user(id: $id) { deposits(page: $page, limit: $limit) { ...DepositFields } } }`, [DepositFields]),
+    operation: graphql(`query ($id: ID!, $page: Int, $limit: Int) { user(id: $id) { depositsPage(page: $page, limit: $limit) { ...DepositFields } } }`, [DepositFields]),
     variables: ({ params, query }) => ({ id: params.userId, page: integer(query.page), limit: integer(query.limit) }),
-    result: (data) => found(data.user).deposits.map(depositBody),
+    result: (data) => found(data.user).depositsPage.map(depositBody),
     docs: {
       summary: "The user's deposit records, newest first",
       params: doc.userParam,

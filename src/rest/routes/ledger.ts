@@ -26,9 +26,9 @@ export const ledgerRoutes = [
   route({
     method: "GET",
     path: "/v1/transactions/ledger/:userId",
-    operation: graphql(`query ($id: ID!, $page: Int, $limit: Int) { user(id: $id) { ledger(page: $page, limit: $limit) { ...LedgerEntryFields } } }`, [LedgerEntryFields]),
+    operation: graphql(`query ($id: ID!, $page: Int, $limit: Int) { user(id: $id) { ledgerPage(page: $page, limit: $limit) { ...LedgerEntryFields } } }`, [LedgerEntryFields]),
     variables: ({ params, query }) => ({ id: params.userId, page: integer(query.page), limit: integer(query.limit) }),
-    result: (data) => found(data.user).ledger.map(asContractEntry),
+    result: (data) => found(data.user).ledgerPage.map(asContractEntry),
     docs: {
       summary: "The user's ledger entries, newest first",
       params: doc.userParam,
@@ -59,9 +59,9 @@ export const ledgerRoutes = [
   route({
     method: "GET",
     path: "/v1/transactions",
-    operation: graphql(`query ($page: Int, $limit: Int) { transactions(page: $page, limit: $limit) { page pages total transactions { ...LedgerEntryFields } } }`, [LedgerEntryFields]),
+    operation: graphql(`query ($page: Int, $limit: Int) { transactionsPage(page: $page, limit: $limit) { page pages total transactions { ...LedgerEntryFields } } }`, [LedgerEntryFields]),
     variables: ({ query }) => ({ page: integer(query.page), limit: integer(query.limit) }),
-    result: ({ transactions: page }) => ({ ...page, transactions: page.transactions.map(asContractEntry) }),
+    result: ({ transactionsPage: page }) => ({ ...page, transactions: page.transactions.map(asContractEntry) }),
     docs: {
       summary: "Ledger entries of all the client's users, newest first",
       query: doc.pageQuery,

@@ -129,9 +129,9 @@ export const withdrawalRoutes = [
   route({
     method: "GET",
     path: "/v1/withdrawals/user/:userId",
-    operation: graphql(`query ($id: ID!, $page: Int, $limit: Int) { user(id: $id) { withdrawals(page: $page, limit: $limit) { ...WithdrawalFields } } }`, [WithdrawalFields]),
+    operation: graphql(`query ($id: ID!, $page: Int, $limit: Int) { user(id: $id) { withdrawalsPage(page: $page, limit: $limit) { ...WithdrawalFields } } }`, [WithdrawalFields]),
     variables: ({ params, query }) => ({ id: params.userId, page: integer(query.page), limit: integer(query.limit) }),
-    result: (data) => found(data.user).withdrawals.map(withdrawalBody),
+    result: (data) => found(data.user).withdrawalsPage.map(withdrawalBody),
     docs: {
       summary: "The user's withdrawals, newest first",
       params: doc.userParam,
