@@ -4,15 +4,13 @@ import { doc } from "../docs.js";
 import { pickKeys } from "../pick-keys.js";
 import { found, integer, withNumbers, route } from "../route.js";
 
-const REQUIRED = ["id", "userId", "eventId", "amount", "status", "currency", "createdAt", "updatedAt"] as const;
+const REQUIRED = ["id", "userId", "eventId", "amount", "status", "currency", "createdAt", "updatedAt"] as const satisfies readonly (keyof ResultOf<typeof DepositFields>)[];
 /** Present only on the deposits they describe: NGN bank deposits, on-chain deposits. */
-const OPTIONAL = ["paymentReference", "tokenAddress", "transactionHash", "chainId"] as const;
+const OPTIONAL = ["paymentReference", "tokenAddress", "transactionHash", "chainId"] as const satisfies readonly (keyof ResultOf<typeof DepositFields>)[];
 
 export const DepositFields = graphql(`
   fragment DepositFields on Deposit { id userId eventId amount status currency createdAt updatedAt paymentReference tokenAddress transactionHash chainId }
 `);
-REQUIRED satisfies readonly (keyof ResultOf<typeof DepositFields>)[];
-OPTIONAL satisfies readonly (keyof ResultOf<typeof DepositFields>)[];
 
 export const Deposit = z.object({
   id: doc.id,

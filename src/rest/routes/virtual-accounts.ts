@@ -6,8 +6,8 @@ import { doc } from "../docs.js";
 import { code, route } from "../route.js";
 
 const COMMON = ["id", "userId", "currency", "createdAt", "destinationAsset", "destinationNetwork", "destinationAddress"] as const;
-const NGN_SHAPE = [...COMMON, "accountName", "accountNumber", "bankName", "bankCode"] as const;
-const FIAT_SHAPE = [...COMMON, "bankName", "accountNumber", "routingNumber", "accountHolderName", "accountHolderType", "bankAddress"] as const;
+const NGN_SHAPE = [...COMMON, "accountName", "accountNumber", "bankName", "bankCode"] as const satisfies readonly (keyof ResultOf<typeof VirtualAccountFields>)[];
+const FIAT_SHAPE = [...COMMON, "bankName", "accountNumber", "routingNumber", "accountHolderName", "accountHolderType", "bankAddress"] as const satisfies readonly (keyof ResultOf<typeof VirtualAccountFields>)[];
 
 const common = {
   id: doc.id,
@@ -39,8 +39,6 @@ export const VirtualAccountFields = graphql(`
     accountName accountNumber bankName bankCode routingNumber accountHolderName accountHolderType bankAddress
   }
 `);
-NGN_SHAPE satisfies readonly (keyof ResultOf<typeof VirtualAccountFields>)[];
-FIAT_SHAPE satisfies readonly (keyof ResultOf<typeof VirtualAccountFields>)[];
 
 /** The contract's virtual account: the NGN shape for NGN, the bank shape otherwise. */
 export function virtualAccountBody(account: Record<string, unknown>) {

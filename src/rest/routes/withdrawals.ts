@@ -5,11 +5,10 @@ import { doc, withAmount } from "../docs.js";
 import { pickKeys } from "../pick-keys.js";
 import { code, found, integer, withNumbers, route } from "../route.js";
 
-const RECORD = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "createdAt", "updatedAt"] as const;
+const RECORD = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "createdAt", "updatedAt"] as const satisfies readonly (keyof ResultOf<typeof WithdrawalFields>)[];
 const WithdrawalFields = graphql(`
   fragment WithdrawalFields on Withdrawal { reference userId type currency amount fee status destination failureReason createdAt updatedAt }
 `);
-RECORD satisfies readonly (keyof ResultOf<typeof WithdrawalFields>)[];
 
 const Withdrawal = z.object({
   reference: z.string(),
