@@ -153,6 +153,7 @@ describe("connections", () => {
   it.each([
     ["a negative first", { first: -1 }],
     ["a cursor that is not one", { first: 2, after: "not-a-cursor" }],
+    ["a well-formed cursor naming no entry", { first: 2, after: Buffer.from("GPC:S:not-an-id").toString("base64") }],
   ])("refuse %s with BAD_USER_INPUT", async (_name, variables) => {
     const tenant = await newTenant(server);
     const userId = await createUser(server, tenant);

@@ -1,5 +1,6 @@
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
+import { checkIdCursors } from "../graphql/cursors.js";
 import { NEWEST_FIRST_RECORDS } from "../ledger/service.js";
 import type { CardTransactionService } from "./transactions.js";
 
@@ -61,7 +62,7 @@ builder.prismaObjectFields("User", (t) => ({
       // Read by the query cost rule.
       extensions: { defaultPageSize: 20 },
       totalCount: true,
-      query: { orderBy: NEWEST_FIRST_RECORDS },
+      query: (args) => (checkIdCursors(args), { orderBy: NEWEST_FIRST_RECORDS }),
     },
     { name: "CardTransactionConnection" },
     { name: "CardTransactionEdge" },

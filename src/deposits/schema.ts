@@ -1,5 +1,6 @@
 import { builder } from "../graphql/builder.js";
 import type { Currency } from "../providers/fx.js";
+import { checkIdCursors } from "../graphql/cursors.js";
 import { clientIdOf, requireSandbox } from "../graphql/context.js";
 import { CurrencyEnum } from "../ledger/currency-schema.js";
 import { CONNECTION_LIMITS, CONNECTION_SIZES } from "../ledger/schema.js";
@@ -32,7 +33,7 @@ builder.prismaObject("Deposit", {
 builder.prismaObjectFields("User", (t) => ({
   deposits: t.relatedConnection(
     "deposits",
-    { description: `Newest first. ${CONNECTION_SIZES}`, cursor: "id", ...CONNECTION_LIMITS, totalCount: true, query: { orderBy: NEWEST_FIRST_RECORDS } },
+    { description: `Newest first. ${CONNECTION_SIZES}`, cursor: "id", ...CONNECTION_LIMITS, totalCount: true, query: (args) => (checkIdCursors(args), { orderBy: NEWEST_FIRST_RECORDS }) },
     { name: "DepositConnection" },
     { name: "DepositEdge" },
   ),

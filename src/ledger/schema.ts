@@ -1,5 +1,6 @@
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
+import { checkIdCursors } from "../graphql/cursors.js";
 import type { Currency } from "../providers/fx.js";
 import { CurrencyEnum } from "./currency-schema.js";
 import { ENTRY_TYPES, type EntryType } from "./types.js";
@@ -74,7 +75,7 @@ builder.prismaObjectFields("User", (t) => ({
   }),
   ledger: t.relatedConnection(
     "ledgerEntries",
-    { description: `The user's ledger entries, newest first. ${CONNECTION_SIZES}`, cursor: "id", ...CONNECTION_LIMITS, totalCount: true, query: { orderBy: NEWEST_FIRST } },
+    { description: `The user's ledger entries, newest first. ${CONNECTION_SIZES}`, cursor: "id", ...CONNECTION_LIMITS, totalCount: true, query: (args) => (checkIdCursors(args), { orderBy: NEWEST_FIRST }) },
     { name: "LedgerEntryConnection" },
     { name: "LedgerEntryEdge" },
   ),
@@ -102,8 +103,10 @@ builder.queryFields((t) => ({
       cursor: "id",
       ...CONNECTION_LIMITS,
       totalCount: async (_root, _args, ctx) => ctx.prisma.ledgerEntry.count({ where: clientEntries(await clientIdOf(ctx)) }),
-      resolve: async (query, _root, _args, ctx) =>
-        ctx.prisma.ledgerEntry.findMany({ ...query, where: clientEntries(await clientIdOf(ctx)), orderBy: NEWEST_FIRST }),
+      resolve: async (query, _root, args, ctx) => {
+        checkIdCursors(args);
+        return ctx.prisma.ledgerEntry.findMany({ ...query, where: clientEntries(await clientIdOf(ctx)), orderBy: NEWEST_FIRST });
+      },
     },
     { name: "TransactionConnection" },
     { name: "TransactionEdge" },

@@ -1,4 +1,5 @@
 import { builder } from "../graphql/builder.js";
+import { checkIdCursors } from "../graphql/cursors.js";
 import { clientIdOf, requireSandbox } from "../graphql/context.js";
 import { CONNECTION_LIMITS, CONNECTION_SIZES } from "../ledger/schema.js";
 import { NEWEST_FIRST_RECORDS, newestFirstPage } from "../ledger/service.js";
@@ -46,7 +47,7 @@ const WithdrawalCurrency = builder.simpleObject("WithdrawalCurrency", {
 builder.prismaObjectFields("User", (t) => ({
   withdrawals: t.relatedConnection(
     "withdrawals",
-    { description: `Newest first. ${CONNECTION_SIZES}`, cursor: "id", ...CONNECTION_LIMITS, totalCount: true, query: { orderBy: NEWEST_FIRST_RECORDS } },
+    { description: `Newest first. ${CONNECTION_SIZES}`, cursor: "id", ...CONNECTION_LIMITS, totalCount: true, query: (args) => (checkIdCursors(args), { orderBy: NEWEST_FIRST_RECORDS }) },
     { name: "WithdrawalConnection" },
     { name: "WithdrawalEdge" },
   ),
