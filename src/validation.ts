@@ -17,6 +17,8 @@ export const uuid = (field: string) =>
 /** zod's own UUID pattern, so the fast path and the schema agree. */
 const UUID = regexes.uuid();
 
+export const isUuid = (value: string) => UUID.test(value);
+
 /** Checks an id that names a resource (a path parameter or an `id` argument); on every request, so no schema is built. */
 export function requireUuid(value: unknown, field: string): string {
   if (typeof value === "string" && UUID.test(value)) return value;

@@ -223,25 +223,25 @@ describe("GraphQL cards", () => {
   it("User.card is null and never created by reading; createVirtualCard issues it", async () => {
     const tenant = await newTenant(server);
     const userId = await createUser(server, tenant);
-    const query = `query ($id: ID!) { user(id: $id) { card { id cardNumber cardCVV cardExpiry } cardTransactions { total } } }`;
+    const query = `query ($id: ID!) { user(id: $id) { card { id cardNumber cardCVV cardExpiry } cardTransactions { totalCount } } }`;
     const before = await gql(server, query, { id: userId }, tenant.headers);
-    expect(before.body.data.user).toEqual({ card: null, cardTransactions: null });
+    expect(before.body.data.user).toEqual({ card: null, cardTransactions: { totalCount: 0 } });
     expect(await server.app.db.prisma.card.count({ where: { userId } })).toBe(0);
     const created = await gql(server, `mutation ($id: ID!) { createVirtualCard(userId: $id) { id cardNumber } }`, { id: userId }, tenant.headers);
     const after = await gql(server, query, { id: userId }, tenant.headers);
     expect(after.body.data.user.card.id).toBe(created.body.data.createVirtualCard.id);
     expect(after.body.data.user.card.cardNumber).toBe(created.body.data.createVirtualCard.cardNumber);
-    expect(after.body.data.user.cardTransactions).toEqual({ total: 0 });
+    expect(after.body.data.user.cardTransactions).toEqual({ totalCount: 0 });
   });
 
-  it("User.cardTransactions pages with exact decimal strings, and refuses page 0", async () => {
+  it("cardTransactionsPage pages with exact decimal strings, and refuses page 0", async () => {
     const tenant = await newTenant(server);
     const userId = await createUser(server, tenant);
     await rest(server, "GET", `/v1/virtual-cards/${userId}`, { headers: tenant.headers });
     await insertTransactions(userId, 21);
-    const query = `query ($id: ID!, $page: Int) { user(id: $id) { cardTransactions(page: $page) { page pages total transactions { amount balance } } } }`;
+    const query = `query ($id: ID!, $page: Int) { cardTransactionsPage(userId: $id, page: $page) { page pages total transactions { amount balance } } }`;
     const res = await gql(server, query, { id: userId, page: 2 }, tenant.headers);
-    expect(res.body.data.user.cardTransactions).toEqual({ page: 2, pages: 2, total: 21, transactions: [{ amount: "12.5", balance: "1000" }] });
+    expect(res.body.data.cardTransactionsPage).toEqual({ page: 2, pages: 2, total: 21, transactions: [{ amount: "12.5", balance: "1000" }] });
     const bad = await gql(server, query, { id: userId, page: 0 }, tenant.headers);
     expect(errorCodes(bad)).toEqual(["BAD_USER_INPUT"]);
   });

@@ -57,7 +57,7 @@ describe("GET /v1/conversion/quote", () => {
     // 1/1535.25 × 0.995 = 0.000648103... per NGN; 999 NGN after the fee → 0.647455… USDC
     expect(usdc.status).toBe(200);
     expect(String(usdc.body.convertedAmount)).toMatch(/^0\.\d{1,6}$/);
-    const viaGraphQL = await gql(server, `{ conversionQuote(from: "USDC", to: "DAI", amount: "1.5") { rate fee convertedAmount } }`, {}, tenant.headers);
+    const viaGraphQL = await gql(server, `{ conversionQuote(from: USDC, to: DAI, amount: "1.5") { rate fee convertedAmount } }`, {}, tenant.headers);
     expect(viaGraphQL.body.data.conversionQuote).toEqual({ rate: "0.995", fee: "0.0015", convertedAmount: "1.4910075" });
   });
 
@@ -208,7 +208,7 @@ describe("GraphQL createConversion", () => {
   it("converts, and reports INSUFFICIENT_FUNDS as a typed error", async () => {
     const { tenant, userId } = await fundedUser("EUR", "50");
     const mutation = `mutation ($input: CreateConversionInput!) { createConversion(input: $input) { from to amount convertedAmount quoteId } }`;
-    const ok = await gql(server, mutation, { input: { userId, from: "eur", to: "usdc", amount: "50" } }, tenant.headers);
+    const ok = await gql(server, mutation, { input: { userId, from: "EUR", to: "USDC", amount: "50" } }, tenant.headers);
     expect(ok.body.errors).toBeUndefined();
     expect(ok.body.data.createConversion).toMatchObject({ from: "EUR", to: "USDC", amount: "50", quoteId: null });
     const short = await gql(server, mutation, { input: { userId, from: "EUR", to: "USDC", amount: "0.01" } }, tenant.headers);

@@ -39,12 +39,12 @@ describe("a tiny amount end to end", () => {
     expect(deposit.status).toBe(201);
     expect((await rest(server, "POST", `/v1/sandbox/deposits/${deposit.body.id}/complete`, { headers: tenant.headers })).status).toBe(200);
 
-    const read = await gql(server, `query ($id: ID!) { user(id: $id) { balances { currency balance } ledger { amount balanceAfter } deposits { amount } } }`, { id: userId }, tenant.headers);
+    const read = await gql(server, `query ($id: ID!) { user(id: $id) { balances { currency balance } ledger { edges { node { amount balanceAfter } } } deposits { edges { node { amount } } } } }`, { id: userId }, tenant.headers);
     expect(read.body.errors).toBeUndefined();
     expect(read.body.data.user).toEqual({
       balances: [{ currency: "DAI", balance: "0.00000001" }],
-      ledger: [{ amount: "0.00000001", balanceAfter: "0.00000001" }],
-      deposits: [{ amount: "0.00000001" }],
+      ledger: { edges: [{ node: { amount: "0.00000001", balanceAfter: "0.00000001" } }] },
+      deposits: { edges: [{ node: { amount: "0.00000001" } }] },
     });
 
     // REST money stays a JSON number (the contract); JSON writes this one in exponent form, as before.

@@ -104,8 +104,8 @@ describe("deposits across a crash", () => {
     } while (after.some((d) => d.status === "PENDING") && Date.now() < settled);
     expect(after.map((d) => d.status)).toEqual(Array(NGN_DEPOSITS + USDC_DEPOSITS).fill("COMPLETED"));
 
-    const ledger = await gql(server, `query ($id: ID!) { user(id: $id) { ledger(limit: 1000) { type referenceId } } }`, { id: userId }, headers);
-    const entries = ledger.body.data!.user.ledger as { type: string; referenceId: string }[];
+    const ledger = await gql(server, `query ($id: ID!) { user(id: $id) { ledgerPage(limit: 1000) { type referenceId } } }`, { id: userId }, headers);
+    const entries = ledger.body.data!.user.ledgerPage as { type: string; referenceId: string }[];
     for (const deposit of after) {
       expect(entries.filter((e) => e.type === "DEPOSIT" && e.referenceId === deposit.id), deposit.id).toHaveLength(1);
     }

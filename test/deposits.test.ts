@@ -255,8 +255,9 @@ describe("GraphQL", () => {
     expect(completed.body.data?.completeDeposit.status).toBe("COMPLETED");
     const failed = await gql(server, `mutation ($id: ID!) { failDeposit(id: $id, reason: "bounced") { status failureReason } }`, { id: second.body.data!.simulateDeposit.id }, tenant.headers);
     expect(failed.body.data?.failDeposit).toEqual({ status: "FAILED", failureReason: "bounced" });
-    const nested = await gql(server, `query ($id: ID!) { user(id: $id) { deposits(limit: 10) { id status } } }`, { id: userId }, tenant.headers);
-    expect(nested.body.data?.user.deposits.map((d: { status: string }) => d.status)).toEqual(["FAILED", "COMPLETED"]);
+    const nested = await gql(server, `query ($id: ID!) { user(id: $id) { deposits(first: 10) { totalCount edges { node { id status } } } } }`, { id: userId }, tenant.headers);
+    expect(nested.body.data?.user.deposits.totalCount).toBe(2);
+    expect(nested.body.data?.user.deposits.edges.map((edge: { node: { status: string } }) => edge.node.status)).toEqual(["FAILED", "COMPLETED"]);
   });
 });
 

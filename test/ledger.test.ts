@@ -121,8 +121,8 @@ describe("GraphQL ledger fields", () => {
     const res = await gql(
       server,
       `query ($id: ID!) {
-        user(id: $id) { balances { currency balance } ledger(limit: 2) { type currency amount } }
-        transactions(limit: 1) { total transactions { userId type } }
+        user(id: $id) { balances { currency balance } ledgerPage(limit: 2) { type currency amount } }
+        transactionsPage(limit: 1) { total transactions { userId type } }
       }`,
       { id: userId },
       tenant.headers,
@@ -132,21 +132,21 @@ describe("GraphQL ledger fields", () => {
       { currency: "EUR", balance: String(conversion.convertedAmount) },
       { currency: "USD", balance: "60" },
     ]);
-    expect(res.body.data.user.ledger).toHaveLength(2);
-    expect(res.body.data.transactions).toMatchObject({ total: 4, transactions: [{ userId }] });
+    expect(res.body.data.user.ledgerPage).toHaveLength(2);
+    expect(res.body.data.transactionsPage).toMatchObject({ total: 4, transactions: [{ userId }] });
   });
 
   it("refuses a ledger limit above 1000", async () => {
     const tenant = await newTenant(server);
     const userId = await createUser(server, tenant);
-    const res = await gql(server, `query ($id: ID!) { user(id: $id) { ledger(limit: 1001) { id } } }`, { id: userId }, tenant.headers);
+    const res = await gql(server, `query ($id: ID!) { user(id: $id) { ledgerPage(limit: 1001) { id } } }`, { id: userId }, tenant.headers);
     expect(errorCodes(res)).toEqual(["BAD_USER_INPUT"]);
   });
 
   it("serves the balances and ledgers of every user of a list", async () => {
     const tenant = await newTenant(server);
     for (let i = 0; i < 3; i++) await fund(server, tenant.clientId, await createUser(server, tenant), "USD", "10");
-    const res = await gql(server, `{ users { id balances { currency balance } ledger { amount } } }`, {}, tenant.headers);
+    const res = await gql(server, `{ users { id balances { currency balance } ledger { edges { node { amount } } } } }`, {}, tenant.headers);
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.users.map((u: { balances: unknown[] }) => u.balances)).toEqual(Array(3).fill([{ currency: "USD", balance: "10" }]));
   });

@@ -74,7 +74,7 @@ const USERS_WITH_NESTED = `{
     wallet { id address blockchain }
     card { id cardNumber cardCVV cardExpiry }
     usdcAccounts { chain address balance }
-    cardTransactions { total transactions { description } }
+    cardTransactions { totalCount edges { node { description } } }
   }
 }`;
 
@@ -91,12 +91,12 @@ describe("nested wallet, card, card transactions and USDC accounts of a user lis
     const manyStatements = await countSql(async () => (manyResult = await gql(server, USERS_WITH_NESTED, {}, many.headers)));
 
     expect(fewResult?.body.errors).toBeUndefined();
-    type User = { id: string; wallet: unknown; card: unknown; usdcAccounts: unknown[]; cardTransactions: { transactions: { description: string }[] } };
+    type User = { id: string; wallet: unknown; card: unknown; usdcAccounts: unknown[]; cardTransactions: { edges: { node: { description: string } }[] } };
     const users = (manyResult?.body.data as { users: User[] }).users;
     expect(users).toHaveLength(20);
     expect(users.every((u) => u.wallet && u.card && u.usdcAccounts.length === 1)).toBe(true);
     // Batched pages still belong to their own card.
-    expect(users.every((u) => u.cardTransactions.transactions.map((t) => t.description).join() === `for ${u.id}`)).toBe(true);
+    expect(users.every((u) => u.cardTransactions.edges.map((edge) => edge.node.description).join() === `for ${u.id}`)).toBe(true);
     expect(fewStatements).toBeGreaterThan(0);
     expect(manyStatements).toBe(fewStatements);
   });

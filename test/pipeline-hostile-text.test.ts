@@ -74,7 +74,7 @@ describe("other free text", () => {
     { path: "POST /v1/sandbox/withdrawals/{reference}/fail", send: (t: Tenant) => rest(server, "POST", "/v1/sandbox/withdrawals/%07/fail", { headers: t.headers, body: {} }) },
     {
       path: "GraphQL withdrawal(reference)",
-      send: (t: Tenant) => postGraphql(server, "json", "query ($r: String!) { withdrawal(reference: $r) { status } }", { headers: t.headers, variables: { r: "wd_\u0000" } }),
+      send: (t: Tenant) => postGraphql(server, "json", "query ($r: ID!) { withdrawal(reference: $r) { status } }", { headers: t.headers, variables: { r: "wd_\u0000" } }),
     },
   ])("a withdrawal reference with a control character in $path is refused 400", async ({ send }) => {
     expectBadInput(await send(await newTenant(server)));
@@ -100,7 +100,7 @@ describe("other free text", () => {
     const reference = made.body.reference as string;
     expectBadInput(await rest(server, "POST", `/v1/sandbox/withdrawals/${reference}/fail`, { headers: tenant.headers, body: { reason: "bank said\u0000no" } }));
     expectBadInput(
-      await postGraphql(server, "json", "mutation ($ref: String!, $reason: String) { failWithdrawal(reference: $ref, reason: $reason) { status } }", {
+      await postGraphql(server, "json", "mutation ($ref: ID!, $reason: String) { failWithdrawal(reference: $ref, reason: $reason) { status } }", {
         headers: tenant.headers,
         variables: { ref: reference, reason: "\u0000" },
       }),

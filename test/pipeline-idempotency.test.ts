@@ -77,7 +77,7 @@ const TRANSPORTS = [...HTTP_TRANSPORTS, SSE, WEBSOCKET];
 
 /** Documents carry their values inline, so the same text works as application/graphql too. */
 const withdrawUsdc = (userId: string, amount: string) =>
-  `mutation { withdrawUsdc(input: { userId: "${userId}", amount: "${amount}", walletAddress: "${USDC_ADDRESS}", network: "ETHEREUM", chainId: 1 }) { reference amount status } }`;
+  `mutation { withdrawUsdc(input: { userId: "${userId}", amount: "${amount}", walletAddress: "${USDC_ADDRESS}", network: ETHEREUM, chainId: 1 }) { reference amount status } }`;
 
 const createUserDocument = (overrides: Record<string, string> = {}) => {
   const input = { ...userInput(), ...overrides } as Record<string, string>;

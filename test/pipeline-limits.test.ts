@@ -190,20 +190,28 @@ describe("query cost and shape", () => {
     return { tenant: { headers }, userId: await createUser(limited, { headers }) };
   };
 
-  it("multiplies by list sizes: 19 aliases of users(limit: 100) { ledger(limit: 1000) } are refused 400 before running", async () => {
+  it("multiplies by list sizes: 19 aliases of users(limit: 100) { ledgerPage(limit: 1000) } are refused 400 before running", async () => {
     const { tenant } = await tenantWithUser();
-    const aliases = Array.from({ length: 19 }, (_, i) => `a${i}: users(limit: 100) { ledger(limit: 1000) { id } }`).join(" ");
+    const aliases = Array.from({ length: 19 }, (_, i) => `a${i}: users(limit: 100) { ledgerPage(limit: 1000) { id } }`).join(" ");
     const res = await postGraphql(limited, "json", `{ ${aliases} }`, { headers: tenant.headers });
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(codesOf(res.body)).toEqual(["BAD_USER_INPUT"]);
     expect(res.body.data).toBeUndefined();
   });
 
-  it("runs one user's ledger(limit: 1000)", async () => {
+  it("counts a connection's first as the size of its edges: users(limit: 100) { ledger(first: 1000) } is refused 400", async () => {
+    const { tenant } = await tenantWithUser();
+    const res = await postGraphql(limited, "json", `{ users(limit: 100) { ledger(first: 1000) { edges { node { id } } } } }`, { headers: tenant.headers });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(codesOf(res.body)).toEqual(["BAD_USER_INPUT"]);
+  });
+
+  it("runs one user's ledgerPage(limit: 1000) and ledger(first: 1000)", async () => {
     const { tenant, userId } = await tenantWithUser();
-    const res = await postGraphql(limited, "json", `{ user(id: "${userId}") { ledger(limit: 1000) { id } } }`, { headers: tenant.headers });
+    const query = `{ user(id: "${userId}") { ledgerPage(limit: 1000) { id } ledger(first: 1000) { totalCount edges { node { id } } } } }`;
+    const res = await postGraphql(limited, "json", query, { headers: tenant.headers });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.data.user.ledger).toEqual([]);
+    expect(res.body.data.user).toEqual({ ledgerPage: [], ledger: { totalCount: 0, edges: [] } });
   });
 
   it("refuses ledgerVerification inside a list (400), and answers it for one user", async () => {

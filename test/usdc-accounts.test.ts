@@ -140,14 +140,14 @@ describe("GraphQL USDC accounts", () => {
     const userId = await createUser(server, tenant);
     const created = await gql(
       server,
-      `mutation ($id: ID!) { createUsdcAccount(userId: $id, chainType: "base") { id chain chainId balance } }`,
+      `mutation ($id: ID!) { createUsdcAccount(userId: $id, chainType: BASE) { id chain chainId balance } }`,
       { id: userId },
       tenant.headers,
     );
     expect(created.body.data.createUsdcAccount).toMatchObject({ chain: "BASE", chainId: 8453, balance: "0" });
     const listed = await gql(server, `query ($id: ID!) { user(id: $id) { usdcAccounts { id } } }`, { id: userId }, tenant.headers);
     expect(listed.body.data.user.usdcAccounts).toEqual([{ id: created.body.data.createUsdcAccount.id }]);
-    const missing = await gql(server, `query ($id: ID!) { usdcAccount(userId: $id, chain: "POLYGON") { id } }`, { id: userId }, tenant.headers);
+    const missing = await gql(server, `query ($id: ID!) { usdcAccount(userId: $id, chain: POLYGON) { id } }`, { id: userId }, tenant.headers);
     expect(errorCodes(missing)).toEqual(["NOT_FOUND"]);
   });
 });

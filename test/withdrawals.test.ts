@@ -417,7 +417,7 @@ describe("GraphQL withdrawals", () => {
     const bank = await gql(
       server,
       `mutation ($input: WithdrawToBankInput!) { withdrawToBank(input: $input) { ${WITHDRAWAL} } }`,
-      { input: { currency: "mxn", ...bankWithdrawalBody(userId, "MXN", "100.50") } },
+      { input: { currency: "MXN", ...bankWithdrawalBody(userId, "MXN", "100.50") } },
       tenant.headers,
     );
     expect(bank.body.data.withdrawToBank).toMatchObject({ userId, type: "BANK", currency: "MXN", amount: "100.5", fee: "0", status: "PENDING", destination: "****7771" });
@@ -426,12 +426,13 @@ describe("GraphQL withdrawals", () => {
     const usdc = await gql(server, `mutation ($input: WithdrawUsdcInput!) { withdrawUsdc(input: $input) { reference destination } }`, { input: usdcBody(userId) }, tenant.headers);
     expect(usdc.body.data.withdrawUsdc.destination).toBe("0xA0b8…eB48");
 
-    const one = await gql(server, `query ($r: String!) { withdrawal(reference: $r) { reference status } }`, { r: bank.body.data.withdrawToBank.reference }, tenant.headers);
+    const one = await gql(server, `query ($r: ID!) { withdrawal(reference: $r) { reference status } }`, { r: bank.body.data.withdrawToBank.reference }, tenant.headers);
     expect(one.body.data.withdrawal).toEqual({ reference: bank.body.data.withdrawToBank.reference, status: "PENDING" });
-    const user = await gql(server, `query ($id: ID!) { user(id: $id) { withdrawals { currency } } }`, { id: userId }, tenant.headers);
-    expect(user.body.data.user.withdrawals).toEqual([{ currency: "USDC" }, { currency: "NGN" }, { currency: "MXN" }]);
-    const paged = await gql(server, `query ($id: ID!) { user(id: $id) { withdrawals(page: 2, limit: 2) { currency } } }`, { id: userId }, tenant.headers);
-    expect(paged.body.data.user.withdrawals).toEqual([{ currency: "MXN" }]);
+    const user = await gql(server, `query ($id: ID!) { user(id: $id) { withdrawals { totalCount edges { node { currency } } } } }`, { id: userId }, tenant.headers);
+    expect(user.body.data.user.withdrawals.totalCount).toBe(3);
+    expect(user.body.data.user.withdrawals.edges.map((edge: { node: unknown }) => edge.node)).toEqual([{ currency: "USDC" }, { currency: "NGN" }, { currency: "MXN" }]);
+    const paged = await gql(server, `query ($id: ID!) { user(id: $id) { withdrawalsPage(page: 2, limit: 2) { currency } } }`, { id: userId }, tenant.headers);
+    expect(paged.body.data.user.withdrawalsPage).toEqual([{ currency: "MXN" }]);
     await expectLedgerInvariants(server, tenant.clientId);
   });
 
@@ -458,9 +459,9 @@ describe("GraphQL withdrawals", () => {
     const foreign = await gql(server, mutation, { input: { currency: "USD", ...bankWithdrawalBody(userId, "USD", "1") } }, stranger.headers);
     expect(errorCodes(foreign)).toEqual(["NOT_FOUND"]);
     const { body } = await withdrawToBank(tenant, "usd", bankWithdrawalBody(userId, "USD", 1));
-    const lookup = await gql(server, `query ($r: String!) { withdrawal(reference: $r) { reference } }`, { r: body.reference }, stranger.headers);
+    const lookup = await gql(server, `query ($r: ID!) { withdrawal(reference: $r) { reference } }`, { r: body.reference }, stranger.headers);
     expect(errorCodes(lookup)).toEqual(["NOT_FOUND"]);
-    const failed = await gql(server, `mutation ($r: String!) { failWithdrawal(reference: $r) { status } }`, { r: body.reference }, stranger.headers);
+    const failed = await gql(server, `mutation ($r: ID!) { failWithdrawal(reference: $r) { status } }`, { r: body.reference }, stranger.headers);
     expect(errorCodes(failed)).toEqual(["NOT_FOUND"]);
     expect(await balance(tenant, userId, "USD")).toBe("4");
   });
@@ -470,9 +471,9 @@ describe("GraphQL withdrawals", () => {
     const userId = await fundedUser(tenant, "BRL", "10");
     const first = await withdrawToBank(tenant, "brl", bankWithdrawalBody(userId, "BRL", 3));
     const second = await withdrawToBank(tenant, "brl", bankWithdrawalBody(userId, "BRL", 4));
-    const done = await gql(server, `mutation ($r: String!) { completeWithdrawal(reference: $r) { status } }`, { r: first.body.reference }, tenant.headers);
+    const done = await gql(server, `mutation ($r: ID!) { completeWithdrawal(reference: $r) { status } }`, { r: first.body.reference }, tenant.headers);
     expect(done.body.data.completeWithdrawal.status).toBe("COMPLETED");
-    const failed = await gql(server, `mutation ($r: String!) { failWithdrawal(reference: $r, reason: "Closed account") { status failureReason } }`, { r: second.body.reference }, tenant.headers);
+    const failed = await gql(server, `mutation ($r: ID!) { failWithdrawal(reference: $r, reason: "Closed account") { status failureReason } }`, { r: second.body.reference }, tenant.headers);
     expect(failed.body.data.failWithdrawal).toEqual({ status: "FAILED", failureReason: "Closed account" });
     expect(await balance(tenant, userId, "BRL")).toBe("7");
     await expectLedgerInvariants(server, tenant.clientId);

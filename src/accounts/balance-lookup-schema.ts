@@ -1,11 +1,17 @@
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
-import type { AccountBalance } from "./balance-lookup-service.js";
+import { FiatCurrencyEnum } from "../ledger/currency-schema.js";
+import { LOOKUP_CURRENCIES, type AccountBalance } from "./balance-lookup-service.js";
+
+const LookupCurrencyEnum = builder.enumType("AccountBalanceCurrency", {
+  description: "The currencies accountBalance answers for.",
+  values: LOOKUP_CURRENCIES,
+});
 
 const AccountBalanceRef = builder.objectRef<AccountBalance>("AccountBalance").implement({
   description: "A user's balance in one fiat currency, with the virtual account in that currency when there is one.",
   fields: (t) => ({
-    currency: t.exposeString("currency"),
+    currency: t.expose("currency", { type: FiatCurrencyEnum }),
     balance: t.field({ type: "Decimal", resolve: (account) => account.balance }),
     virtualAccount: t.prismaField({
       type: "VirtualAccount",
@@ -19,8 +25,7 @@ const AccountBalanceRef = builder.objectRef<AccountBalance>("AccountBalance").im
 builder.queryFields((t) => ({
   accountBalance: t.field({
     type: AccountBalanceRef,
-    description: "currency: NGN, USD, GBP or EUR (any case).",
-    args: { userId: t.arg.id({ required: true }), currency: t.arg.string({ required: true }) },
+    args: { userId: t.arg.id({ required: true }), currency: t.arg({ type: LookupCurrencyEnum, required: true }) },
     resolve: async (_root, args, ctx) => ctx.services.balanceLookup.lookup(await clientIdOf(ctx), args.userId, args.currency),
   }),
 }));

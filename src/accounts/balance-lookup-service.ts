@@ -3,7 +3,7 @@ import type { UserService } from "../users/service.js";
 import { parseCurrency } from "../validation.js";
 
 /** The currencies `/v1/accounts/{currency}/{userId}` answers for (GBP has a balance but never a virtual account). */
-const LOOKUP_CURRENCIES = ["NGN", "USD", "GBP", "EUR"] as const;
+export const LOOKUP_CURRENCIES = ["NGN", "USD", "GBP", "EUR"] as const;
 type LookupCurrency = (typeof LOOKUP_CURRENCIES)[number];
 
 /** The user and currency travel along, so GraphQL can load the virtual account with its own selection. */

@@ -1,13 +1,15 @@
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
+import type { Network } from "../providers/chains.js";
+import { NetworkEnum } from "../wallets/network-schema.js";
 import { USDC_ACCOUNT_ORDER } from "./usdc-service.js";
 
 builder.prismaObject("UsdcAccount", {
   description: "A USDC account on one chain, receiving at the user's custodial wallet address.",
   fields: (t) => ({
     id: t.exposeID("id"),
-    userId: t.exposeString("userId"),
-    chain: t.exposeString("chain"),
+    userId: t.exposeID("userId"),
+    chain: t.field({ type: NetworkEnum, resolve: (account) => account.chain as Network["name"] }),
     chainId: t.exposeInt("chainId"),
     address: t.exposeString("address", { description: "The user's custodial wallet address" }),
     tokenAddress: t.exposeString("tokenAddress", { description: "The USDC token contract on this chain" }),
@@ -39,7 +41,7 @@ builder.queryFields((t) => ({
     type: "UsdcAccount",
     nullable: true,
     description: "A user's USDC account on one chain (case-insensitive); NOT_FOUND when there is none.",
-    args: { userId: t.arg.id({ required: true }), chain: t.arg.string({ required: true }) },
+    args: { userId: t.arg.id({ required: true }), chain: t.arg({ type: NetworkEnum, required: true }) },
     resolve: async (query, _root, args, ctx) => ctx.services.usdcAccounts.get(await clientIdOf(ctx), args.userId, args.chain, query),
   }),
 }));
@@ -50,7 +52,7 @@ builder.mutationFields((t) => ({
     description: "Idempotent: returns the existing account on that chain; creates the user's wallet when absent.",
     args: {
       userId: t.arg.id({ required: true }),
-      chainType: t.arg.string({ required: true, description: "ETHEREUM, POLYGON, BASE, ARBITRUM or OPTIMISM" }),
+      chainType: t.arg({ type: NetworkEnum, required: true }),
     },
     resolve: async (query, _root, args, ctx) =>
       ctx.services.usdcAccounts.ensure(await clientIdOf(ctx), args.userId, args.chainType, query),

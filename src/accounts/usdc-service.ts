@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import { isUniqueViolation } from "../db/errors.js";
 import { notFound } from "../errors.js";
-import { NETWORKS, networkByName, type Network } from "../providers/chains.js";
+import { NETWORK_NAMES, NETWORKS, networkByName, type Network } from "../providers/chains.js";
 import type { UserService } from "../users/service.js";
 import type { WalletService } from "../wallets/service.js";
 import { parseInput, requireUuid } from "../validation.js";
@@ -12,7 +12,6 @@ export type UsdcAccountSelection = Pick<Prisma.UsdcAccountFindFirstArgs, "select
 
 export const USDC_ACCOUNT_ORDER = [{ createdAt: "asc" }, { chain: "asc" }] satisfies Prisma.UsdcAccountOrderByWithRelationInput[];
 
-const NETWORK_NAMES = NETWORKS.map((n) => n.name).join(", ");
 
 /** A chain name, case-insensitive, as one of the supported networks. */
 const chain = (field: string) =>
@@ -20,7 +19,7 @@ const chain = (field: string) =>
     .string({ error: `${field} is required` })
     .transform((name, ctx): Network => {
       const network = networkByName(name);
-      if (!network) ctx.addIssue({ code: "custom", message: `${field} must be one of ${NETWORK_NAMES}` });
+      if (!network) ctx.addIssue({ code: "custom", message: `${field} must be one of ${NETWORK_NAMES.join(", ")}` });
       return network ?? NETWORKS[0];
     });
 

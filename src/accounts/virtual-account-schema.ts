@@ -1,15 +1,25 @@
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
+import { CurrencyEnum, FiatCurrencyEnum } from "../ledger/currency-schema.js";
+import type { Network } from "../providers/chains.js";
+import type { Currency, FiatCurrency } from "../providers/fx.js";
+import { NetworkEnum } from "../wallets/network-schema.js";
+import { VIRTUAL_ACCOUNT_CURRENCIES } from "./virtual-account-currencies.js";
+
+const VirtualAccountCurrencyEnum = builder.enumType("VirtualAccountCurrency", {
+  description: "The currencies a virtual account can be opened in.",
+  values: VIRTUAL_ACCOUNT_CURRENCIES,
+});
 
 builder.prismaObject("VirtualAccount", {
   description: "A bank account that receives fiat for a user; what arrives is converted to destinationAsset and sent to destinationAddress.",
   fields: (t) => ({
     id: t.exposeID("id"),
     userId: t.exposeID("userId"),
-    currency: t.exposeString("currency"),
+    currency: t.field({ type: FiatCurrencyEnum, resolve: (account) => account.currency as FiatCurrency }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
-    destinationAsset: t.exposeString("destinationAsset"),
-    destinationNetwork: t.exposeString("destinationNetwork"),
+    destinationAsset: t.field({ type: CurrencyEnum, resolve: (account) => account.destinationAsset as Currency }),
+    destinationNetwork: t.field({ type: NetworkEnum, resolve: (account) => account.destinationNetwork as Network["name"] }),
     destinationAddress: t.exposeString("destinationAddress"),
     bankName: t.exposeString("bankName"),
     accountNumber: t.exposeString("accountNumber", { description: "NUBAN (NGN), IBAN (EUR), CLABE (MXN), account-digit (BRL) or account number (USD)" }),
@@ -28,10 +38,10 @@ builder.prismaObjectFields("User", (t) => ({
 
 const CreateVirtualAccountInput = builder.inputType("CreateVirtualAccountInput", {
   fields: (t) => ({
-    currency: t.string({ required: true, description: "NGN, USD, EUR, MXN or BRL (any case)" }),
+    currency: t.field({ type: VirtualAccountCurrencyEnum, required: true }),
     userId: t.id({ required: true }),
-    destinationAsset: t.string({ description: "USDC (default), USDT or DAI" }),
-    destinationNetwork: t.string({ description: "ETHEREUM (default), POLYGON, BASE, ARBITRUM or OPTIMISM" }),
+    destinationAsset: t.field({ type: CurrencyEnum, description: "USDC (default), USDT or DAI" }),
+    destinationNetwork: t.field({ type: NetworkEnum, description: "Default ETHEREUM" }),
     address: t.string({ description: "0x destination address; default the user's custodial wallet (created when absent)" }),
   }),
 });

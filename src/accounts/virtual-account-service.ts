@@ -9,9 +9,8 @@ import type { Logger } from "../logger.js";
 import type { BankAccountDetails, BankingProvider } from "../providers/banking.js";
 import type { UserService } from "../users/service.js";
 import { parseCurrency, parseInput, upperCaseCode, uuid } from "../validation.js";
+import { VIRTUAL_ACCOUNT_CURRENCIES, type VirtualAccountCurrency } from "./virtual-account-currencies.js";
 
-export const VIRTUAL_ACCOUNT_CURRENCIES = ["NGN", "USD", "EUR", "MXN", "BRL"] as const;
-type VirtualAccountCurrency = (typeof VIRTUAL_ACCOUNT_CURRENCIES)[number];
 
 const DESTINATION_ASSETS = ["USDC", "USDT", "DAI"] as const;
 const DESTINATION_NETWORKS = ["ETHEREUM", "POLYGON", "BASE", "ARBITRUM", "OPTIMISM"] as const;

@@ -1,15 +1,16 @@
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
-import { loadCardTransactionPage } from "./transaction-loader.js";
-import { parsePageNumber, type CardTransactionService } from "./transactions.js";
+import { checkIdCursors } from "../graphql/cursors.js";
+import { NEWEST_FIRST_RECORDS } from "../ledger/service.js";
+import type { CardTransactionService } from "./transactions.js";
 
 builder.prismaObject("Card", {
   name: "VirtualCard",
   description: "A USD virtual debit card. Number and CVV are stored encrypted and decrypted only here.",
   fields: (t) => ({
     id: t.exposeID("id"),
-    userId: t.exposeString("userId"),
-    providerId: t.exposeString("providerId", { description: "Identifier at the card issuer" }),
+    userId: t.exposeID("userId"),
+    providerId: t.exposeID("providerId", { description: "Identifier at the card issuer" }),
     cardNumber: t.string({
       description: "Groups of four digits separated by spaces",
       select: { cardNumberEnc: true },
@@ -51,20 +52,27 @@ const CardTransactionPageRef = builder.objectRef<CardTransactionPage>("CardTrans
 
 builder.prismaObjectFields("User", (t) => ({
   card: t.relation("card", { nullable: true, description: "The user's virtual card; reading never creates one." }),
-  cardTransactions: t.field({
-    type: CardTransactionPageRef,
-    nullable: true,
-    description: "Null when the user has no card.",
-    args: { page: t.arg.int({ defaultValue: 1 }) },
-    select: { card: { select: { id: true } } },
-    resolve: (user, args, ctx) => (user.card ? loadCardTransactionPage(ctx, user.card.id, parsePageNumber(args.page)) : null),
-  }),
+  cardTransactions: t.relatedConnection(
+    "cardTransactions",
+    {
+      description: "The user's card transactions, newest first (none without a card). first/after pages forward, last/before backward: 1–100 at a time (default 20).",
+      cursor: "id",
+      defaultSize: 20,
+      maxSize: 100,
+      // Read by the query cost rule.
+      extensions: { defaultPageSize: 20 },
+      totalCount: true,
+      query: (args) => (checkIdCursors(args), { orderBy: NEWEST_FIRST_RECORDS }),
+    },
+    { name: "CardTransactionConnection" },
+    { name: "CardTransactionEdge" },
+  ),
 }));
 
 builder.queryFields((t) => ({
-  cardTransactions: t.field({
+  cardTransactionsPage: t.field({
     type: CardTransactionPageRef,
-    description: "A user's card transactions; NOT_FOUND when the user is unknown or has no card.",
+    description: "A user's card transactions in numbered pages of 20 (as /v1 serves them); NOT_FOUND when the user is unknown or has no card.",
     args: { userId: t.arg.id({ required: true }), page: t.arg.int({ defaultValue: 1 }) },
     resolve: async (_root, args, ctx) => ctx.services.cardTransactions.page(await clientIdOf(ctx), args.userId, args.page),
   }),

@@ -1,5 +1,7 @@
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
+import { CurrencyEnum } from "../ledger/currency-schema.js";
+import type { Currency } from "../providers/fx.js";
 
 const CONVERSION_TERMS = "rate: units of `to` per unit of `from` (mid rate less the spread); fee: in `from`, deducted before converting.";
 
@@ -7,8 +9,8 @@ builder.prismaObject("ConversionQuote", {
   description: `A price for a conversion, valid 30 seconds and for one conversion. ${CONVERSION_TERMS}`,
   fields: (t) => ({
     id: t.exposeID("id"),
-    from: t.exposeString("from"),
-    to: t.exposeString("to"),
+    from: t.field({ type: CurrencyEnum, resolve: (quote) => quote.from as Currency }),
+    to: t.field({ type: CurrencyEnum, resolve: (quote) => quote.to as Currency }),
     amount: t.expose("amount", { type: "Decimal" }),
     rate: t.expose("rate", { type: "Decimal" }),
     fee: t.expose("fee", { type: "Decimal" }),
@@ -22,8 +24,8 @@ builder.prismaObject("Conversion", {
   fields: (t) => ({
     id: t.exposeID("id"),
     userId: t.exposeID("userId"),
-    from: t.exposeString("from"),
-    to: t.exposeString("to"),
+    from: t.field({ type: CurrencyEnum, resolve: (conversion) => conversion.from as Currency }),
+    to: t.field({ type: CurrencyEnum, resolve: (conversion) => conversion.to as Currency }),
     amount: t.expose("amount", { type: "Decimal" }),
     rate: t.expose("rate", { type: "Decimal" }),
     fee: t.expose("fee", { type: "Decimal" }),
@@ -36,8 +38,8 @@ builder.prismaObject("Conversion", {
 const CreateConversionInput = builder.inputType("CreateConversionInput", {
   fields: (t) => ({
     userId: t.id({ required: true }),
-    from: t.string({ required: true, description: "NGN, USD, EUR, MXN, BRL, GBP, USDC, USDT or DAI" }),
-    to: t.string({ required: true }),
+    from: t.field({ type: CurrencyEnum, required: true }),
+    to: t.field({ type: CurrencyEnum, required: true }),
     amount: t.field({ type: "Decimal", required: true, description: "In `from`, at most its decimals (fiat 2, USDC/USDT 6, DAI 18)" }),
     quoteId: t.id({ description: "Locks the quote's rate; must match from, to and amount and be unexpired and unused" }),
   }),
@@ -46,7 +48,7 @@ const CreateConversionInput = builder.inputType("CreateConversionInput", {
 builder.queryFields((t) => ({
   conversionQuote: t.prismaField({
     type: "ConversionQuote",
-    args: { from: t.arg.string({ required: true }), to: t.arg.string({ required: true }), amount: t.arg({ type: "Decimal", required: true }) },
+    args: { from: t.arg({ type: CurrencyEnum, required: true }), to: t.arg({ type: CurrencyEnum, required: true }), amount: t.arg({ type: "Decimal", required: true }) },
     resolve: async (_query, _root, args, ctx) => ctx.services.conversion.quote(await clientIdOf(ctx), args),
   }),
 }));

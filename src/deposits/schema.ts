@@ -1,16 +1,23 @@
 import { builder } from "../graphql/builder.js";
+import type { Currency } from "../providers/fx.js";
+import { checkIdCursors } from "../graphql/cursors.js";
 import { clientIdOf, requireSandbox } from "../graphql/context.js";
-import { newestFirstPage } from "../ledger/service.js";
+import { CurrencyEnum } from "../ledger/currency-schema.js";
+import { CONNECTION_LIMITS, CONNECTION_SIZES } from "../ledger/schema.js";
+import { NEWEST_FIRST_RECORDS, newestFirstPage } from "../ledger/service.js";
+import { DEPOSIT_STATUSES, type DepositStatus } from "./service.js";
+
+const DepositStatusEnum = builder.enumType("DepositStatus", { values: DEPOSIT_STATUSES });
 
 builder.prismaObject("Deposit", {
   description: "Money received for a user: fiat at a virtual account, or a token transfer to the user's wallet.",
   fields: (t) => ({
     id: t.exposeID("id"),
     userId: t.exposeID("userId"),
-    eventId: t.exposeString("eventId", { description: "The provider's reference of the payment (on-chain: transaction hash and log index)" }),
+    eventId: t.exposeID("eventId", { description: "The provider's reference of the payment (on-chain: transaction hash and log index)" }),
     amount: t.expose("amount", { type: "Decimal" }),
-    status: t.exposeString("status", { description: "PENDING, COMPLETED or FAILED" }),
-    currency: t.exposeString("currency"),
+    status: t.field({ type: DepositStatusEnum, resolve: (deposit) => deposit.status as DepositStatus }),
+    currency: t.field({ type: CurrencyEnum, resolve: (deposit) => deposit.currency as Currency }),
     provider: t.exposeString("provider"),
     virtualAccountId: t.exposeID("virtualAccountId", { nullable: true }),
     paymentReference: t.exposeString("paymentReference", { nullable: true, description: "NGN bank deposits" }),
@@ -24,8 +31,14 @@ builder.prismaObject("Deposit", {
 });
 
 builder.prismaObjectFields("User", (t) => ({
-  deposits: t.relation("deposits", {
-    description: "Newest first; page ≥ 1, limit 1–1000 (default 100).",
+  deposits: t.relatedConnection(
+    "deposits",
+    { description: `Newest first. ${CONNECTION_SIZES}`, cursor: "id", ...CONNECTION_LIMITS, totalCount: true, query: (args) => (checkIdCursors(args), { orderBy: NEWEST_FIRST_RECORDS }) },
+    { name: "DepositConnection" },
+    { name: "DepositEdge" },
+  ),
+  depositsPage: t.relation("deposits", {
+    description: "The same deposits in numbered pages (as /v1 serves them): page ≥ 1, limit 1–1000 (default 100).",
     args: { page: t.arg.int(), limit: t.arg.int() },
     query: (args) => newestFirstPage(args),
   }),
@@ -44,7 +57,7 @@ builder.queryFields((t) => ({
 const SimulateDepositInput = builder.inputType("SimulateDepositInput", {
   fields: (t) => ({
     userId: t.id({ required: true }),
-    currency: t.string({ required: true, description: "NGN, USD, EUR, MXN, BRL (to the user's virtual account) or USDC, USDT, DAI (on-chain to the user's wallet)" }),
+    currency: t.field({ type: CurrencyEnum, required: true, description: "NGN, USD, EUR, MXN, BRL (to the user's virtual account) or USDC, USDT, DAI (on-chain to the user's wallet)" }),
     amount: t.field({ type: "Decimal", required: true }),
     chainId: t.int({ description: "On-chain only; default 1 (Ethereum)" }),
   }),

@@ -12,6 +12,8 @@ import { requireUuid } from "../validation.js";
 import type { DepositSettlement } from "./settlement.js";
 
 export const DEPOSIT_STATUS = { PENDING: "PENDING", COMPLETED: "COMPLETED", FAILED: "FAILED" } as const;
+export type DepositStatus = keyof typeof DEPOSIT_STATUS;
+export const DEPOSIT_STATUSES = Object.values(DEPOSIT_STATUS);
 
 /** A deposit as a provider reports it: who it is for, what arrived, and where. */
 export type IncomingDeposit = {

@@ -29,19 +29,18 @@ const EventEdge = builder.objectRef<ClientEvent>("EventEdge").implement({
   }),
 });
 
-const PageInfo = builder.simpleObject("PageInfo", {
-  fields: (t) => ({
-    hasNextPage: t.boolean(),
-    endCursor: t.string({ nullable: true, description: "Pass as `after` for the next page (null on an empty page: keep your cursor)" }),
-  }),
-});
-
 const EventConnection = builder.objectRef<{ events: ClientEvent[]; hasMore: boolean }>("EventConnection").implement({
   fields: (t) => ({
     edges: t.field({ type: [EventEdge], resolve: (page) => page.events }),
     pageInfo: t.field({
-      type: PageInfo,
-      resolve: (page) => ({ hasNextPage: page.hasMore, endCursor: page.events.at(-1)?.id ?? null }),
+      type: builder.pageInfoRef(),
+      description: "endCursor is the `after` of the next page (null on an empty page: keep your cursor). The feed pages forward only.",
+      resolve: (page) => ({
+        hasNextPage: page.hasMore,
+        hasPreviousPage: false,
+        startCursor: page.events[0]?.id ?? null,
+        endCursor: page.events.at(-1)?.id ?? null,
+      }),
     }),
   }),
 });

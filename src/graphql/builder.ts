@@ -1,5 +1,6 @@
 import SchemaBuilder from "@pothos/core";
 import PrismaPlugin from "@pothos/plugin-prisma";
+import RelayPlugin from "@pothos/plugin-relay";
 import SimpleObjectsPlugin from "@pothos/plugin-simple-objects";
 import type PrismaTypes from "../generated/pothos-prisma-types.js";
 import { getDatamodel } from "../generated/pothos-prisma-types.js";
@@ -18,8 +19,10 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: unknown; Output: unknown };
   };
 }>({
-  plugins: [PrismaPlugin, SimpleObjectsPlugin],
+  plugins: [PrismaPlugin, RelayPlugin, SimpleObjectsPlugin],
   defaultFieldNullability: false,
+  // Connections only: ids stay the records' own (no global Node ids), and mutations take no clientMutationId.
+  relay: { cursorType: "String", clientMutationId: "omit", nodeQueryOptions: false, nodesQueryOptions: false },
   prisma: {
     client: (ctx) => ctx.prisma,
     dmmf: getDatamodel(),

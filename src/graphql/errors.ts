@@ -1,3 +1,4 @@
+import { PothosValidationError } from "@pothos/core";
 import { GraphQLError } from "graphql";
 import { AppError, ERROR_CODES, type ErrorCode } from "../errors.js";
 import { isInvalidTextError } from "../db/errors.js";
@@ -22,14 +23,15 @@ export function appErrorOf(error: unknown): AppError | undefined {
  * The one place errors are shaped, for every transport (REST reads the same extensions):
  * an AppError keeps its message and gets `extensions.code` (and `details`, `param`); GraphQL's own
  * request errors (parse, validation, variables: no resolver path) are BAD_USER_INPUT; text the
- * database cannot store is BAD_USER_INPUT; anything else is logged and masked as INTERNAL.
+ * database cannot store, and connection arguments Pothos refuses (a negative `first`, a malformed
+ * cursor), are BAD_USER_INPUT; anything else is logged and masked as INTERNAL.
  * Errors without a path refused the whole request, so over HTTP they carry its status
  * (`extensions.http`, which yoga turns into the status and headers and never shows).
  */
 export function maskError(error: unknown, logger: Logger): GraphQLError {
   if (error instanceof ApiError) return error;
   const located = error instanceof GraphQLError ? error : undefined;
-  const appError = appErrorOf(error) ?? (isInvalidTextError(error) ? new AppError("BAD_USER_INPUT", "Text contains characters that cannot be stored") : undefined);
+  const appError = appErrorOf(error) ?? badInputOf(error);
   if (appError) return toApiError(appError, located);
   // GraphQL's own request errors (parse, validation, variables; their cause, if any, is a GraphQL
   // error too). An error without a path that wraps anything else (a database failure during a
@@ -39,6 +41,13 @@ export function maskError(error: unknown, logger: Logger): GraphQLError {
   }
   logger.error({ err: located?.originalError ?? error }, "unexpected error");
   return toApiError(new AppError("INTERNAL", "Unexpected error"), located);
+}
+
+function badInputOf(error: unknown): AppError | undefined {
+  if (isInvalidTextError(error)) return new AppError("BAD_USER_INPUT", "Text contains characters that cannot be stored");
+  const cause = (error as { originalError?: unknown } | undefined)?.originalError ?? error;
+  if (cause instanceof PothosValidationError) return new AppError("BAD_USER_INPUT", cause.message);
+  return undefined;
 }
 
 export function toApiError(appError: AppError, located?: GraphQLError): ApiError {

@@ -1,21 +1,30 @@
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
-import { ENTRY_TYPES } from "./types.js";
-import { ledgerPage, NEWEST_FIRST, type LedgerService } from "./service.js";
+import { checkIdCursors } from "../graphql/cursors.js";
+import type { Currency } from "../providers/fx.js";
+import { CurrencyEnum } from "./currency-schema.js";
+import { ENTRY_TYPES, type EntryType } from "./types.js";
+import { clientEntries, ledgerPage, NEWEST_FIRST, type LedgerService } from "./service.js";
 import type { ChainReport, LedgerVerification } from "./verify.js";
 
+/** Money record connections: pages of up to 1000 (the numbered pages' limit), 100 by default. */
+export const CONNECTION_LIMITS = { defaultSize: 100, maxSize: 1000 };
+export const CONNECTION_SIZES = "first/after pages forward, last/before backward: 1–1000 at a time (default 100).";
+
+const LedgerEntryTypeEnum = builder.enumType("LedgerEntryType", { values: ENTRY_TYPES });
+
 const LedgerEntryRef = builder.prismaObject("LedgerEntry", {
-  description: `One movement of a user balance. type: ${ENTRY_TYPES.join(", ")}. amount is signed: positive credits the balance.`,
+  description: "One movement of a user balance. amount is signed: positive credits the balance.",
   fields: (t) => ({
     id: t.exposeID("id"),
     // Only user entries are ever served (system accounts stay internal), so userId is always set.
     userId: t.id({ select: { userId: true }, resolve: (entry) => entry.userId! }),
-    type: t.exposeString("type"),
-    currency: t.exposeString("currency"),
+    type: t.field({ type: LedgerEntryTypeEnum, resolve: (entry) => entry.type as EntryType }),
+    currency: t.field({ type: CurrencyEnum, resolve: (entry) => entry.currency as Currency }),
     amount: t.expose("amount", { type: "Decimal" }),
     balanceBefore: t.expose("balanceBefore", { type: "Decimal" }),
     balanceAfter: t.expose("balanceAfter", { type: "Decimal" }),
-    referenceId: t.exposeString("referenceId", { nullable: true, description: "The deposit, conversion, withdrawal or card transaction behind it" }),
+    referenceId: t.exposeID("referenceId", { nullable: true, description: "The deposit, conversion, withdrawal or card transaction behind it" }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
   }),
 });
@@ -24,7 +33,7 @@ builder.prismaObject("LedgerAccount", {
   name: "Balance",
   description: "A user's balance in one currency.",
   fields: (t) => ({
-    currency: t.exposeString("currency"),
+    currency: t.field({ type: CurrencyEnum, resolve: (account) => account.currency as Currency }),
     balance: t.expose("balance", { type: "Decimal" }),
   }),
 });
@@ -32,7 +41,7 @@ builder.prismaObject("LedgerAccount", {
 const LedgerChain = builder.objectRef<ChainReport>("LedgerChain").implement({
   description: "One balance's chain of entries, recomputed from its first entry.",
   fields: (t) => ({
-    currency: t.exposeString("currency"),
+    currency: t.field({ type: CurrencyEnum, resolve: (chain) => chain.currency as Currency }),
     entries: t.exposeInt("entries"),
     balance: t.field({ type: "Decimal", resolve: (chain) => chain.balance }),
     valid: t.exposeBoolean("valid"),
@@ -64,8 +73,14 @@ builder.prismaObjectFields("User", (t) => ({
     description: "One balance per currency the user has ever held.",
     query: { where: { code: "USER" }, orderBy: { currency: "asc" } },
   }),
-  ledger: t.relation("ledgerEntries", {
-    description: "The user's ledger entries, newest first (limit 1–1000, default 100).",
+  ledger: t.relatedConnection(
+    "ledgerEntries",
+    { description: `The user's ledger entries, newest first. ${CONNECTION_SIZES}`, cursor: "id", ...CONNECTION_LIMITS, totalCount: true, query: (args) => (checkIdCursors(args), { orderBy: NEWEST_FIRST }) },
+    { name: "LedgerEntryConnection" },
+    { name: "LedgerEntryEdge" },
+  ),
+  ledgerPage: t.relation("ledgerEntries", {
+    description: "The same entries in numbered pages (as /v1 serves them): page ≥ 1, limit 1–1000 (default 100).",
     args: { page: t.arg.int({ defaultValue: 1 }), limit: t.arg.int({ defaultValue: 100 }) },
     query: (args) => {
       const { page, limit } = ledgerPage(args);
@@ -81,9 +96,24 @@ builder.prismaObjectFields("User", (t) => ({
 }));
 
 builder.queryFields((t) => ({
-  transactions: t.field({
+  transactions: t.prismaConnection(
+    {
+      type: "LedgerEntry",
+      description: `Every ledger entry of the client's users, newest first. ${CONNECTION_SIZES}`,
+      cursor: "id",
+      ...CONNECTION_LIMITS,
+      totalCount: async (_root, _args, ctx) => ctx.prisma.ledgerEntry.count({ where: clientEntries(await clientIdOf(ctx)) }),
+      resolve: async (query, _root, args, ctx) => {
+        checkIdCursors(args);
+        return ctx.prisma.ledgerEntry.findMany({ ...query, where: clientEntries(await clientIdOf(ctx)), orderBy: NEWEST_FIRST });
+      },
+    },
+    { name: "TransactionConnection" },
+    { name: "TransactionEdge" },
+  ),
+  transactionsPage: t.field({
     type: LedgerPageRef,
-    description: "Every ledger entry of the client's users, newest first (limit 1–1000, default 100).",
+    description: "The same entries in numbered pages (as /v1 serves them): page ≥ 1, limit 1–1000 (default 100).",
     args: { page: t.arg.int({ defaultValue: 1 }), limit: t.arg.int({ defaultValue: 100 }) },
     resolve: async (_root, args, ctx) => ctx.services.ledger.clientEntries(await clientIdOf(ctx), args),
   }),

@@ -15,11 +15,17 @@ type PageInput = { page?: number | null; limit?: number | null };
 /** Ledger lists: page ≥ 1, limit 1–1000 (default 100); anything else is a 400. */
 export const ledgerPage = (args: PageInput) => parseInput(LEDGER_PAGE, { page: args.page ?? undefined, limit: args.limit ?? undefined });
 
-/** One page of a money record list (deposits, withdrawals), newest first, as a Prisma relation query. */
+/** The order of money record lists (deposits, withdrawals): newest first. */
+export const NEWEST_FIRST_RECORDS = [{ createdAt: "desc" as const }, { id: "desc" as const }];
+
+/** One page of a money record list, newest first, as a Prisma relation query. */
 export function newestFirstPage(args: PageInput) {
   const { page, limit } = ledgerPage(args);
-  return { orderBy: [{ createdAt: "desc" as const }, { id: "desc" as const }], skip: (page - 1) * limit, take: limit };
+  return { orderBy: NEWEST_FIRST_RECORDS, skip: (page - 1) * limit, take: limit };
 }
+
+/** The entries of a client's users (system accounts stay internal). */
+export const clientEntries = (clientId: string) => ({ clientId, userId: { not: null } });
 
 /** Newest first; entries of one journal share createdAt, so the chain position breaks the tie. */
 export const NEWEST_FIRST: Prisma.LedgerEntryOrderByWithRelationInput[] = [{ createdAt: "desc" }, { sequence: "desc" }, { id: "desc" }];
@@ -66,7 +72,7 @@ export class LedgerService {
   /** Every user entry of the client, newest first, with paging totals. */
   async clientEntries(clientId: string, args: PageInput) {
     const { page, limit } = ledgerPage(args);
-    const where = { clientId, userId: { not: null } };
+    const where = clientEntries(clientId);
     const [total, transactions] = await Promise.all([
       this.prisma.ledgerEntry.count({ where }),
       this.prisma.ledgerEntry.findMany({ where, orderBy: NEWEST_FIRST, skip: (page - 1) * limit, take: limit }),

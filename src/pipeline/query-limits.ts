@@ -26,11 +26,11 @@ import { isIntrospectionOnly, selectedOperation } from "./operations.js";
 export const MAX_DEPTH = 8;
 /** Objects one operation may ask for, counting each list at the size it asks for. */
 export const MAX_COST = 5000;
-/** A list asked for without a size: the page size its field defaults to at most. */
+/** A list asked for without a size: the page size its field defaults to at most (unless its `defaultPageSize` extension says). */
 const DEFAULT_PAGE_SIZE = 100;
 /** A list with no size argument (a user's accounts, balances, one page of card transactions). */
 const UNPAGED_LIST_SIZE = 20;
-const SIZE_ARGUMENTS = ["limit", "first"];
+const SIZE_ARGUMENTS = ["limit", "first", "last"];
 /** Fields too heavy to ask for once per item of a list: they recompute a whole ledger. */
 const NOT_IN_LISTS = new Set(["User.ledgerVerification"]);
 
@@ -97,7 +97,11 @@ type CostArgs = {
   variableValues?: Record<string, unknown> | null;
 };
 
-/** Objects the operation may produce: each composite field counts 1, times the sizes of the lists around it. */
+/**
+ * Objects the operation may produce: each composite field counts 1, times the sizes of the lists
+ * around it. A connection's size (`first`/`last`) is the size of its `edges`, whose `node` is the edge's
+ * one object (counted once).
+ */
 export function operationCost({ schema, document, operationName, variableValues }: CostArgs): number {
   const operation = selectedOperation(document, operationName);
   const root = operation && schema.getRootType(operation.operation);
@@ -107,17 +111,17 @@ export function operationCost({ schema, document, operationName, variableValues 
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   }
 
-  const costOf = (selectionSet: SelectionSetNode, parent: GraphQLNamedType, insideList: boolean): number => {
+  const costOf = (selectionSet: SelectionSetNode, parent: GraphQLNamedType, insideList: boolean, edgesSize?: number): number => {
     let total = 0;
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.INLINE_FRAGMENT) {
         const type = selection.typeCondition ? (schema.getType(selection.typeCondition.name.value) ?? parent) : parent;
-        total += costOf(selection.selectionSet, type, insideList);
+        total += costOf(selection.selectionSet, type, insideList, edgesSize);
         continue;
       }
       if (selection.kind === Kind.FRAGMENT_SPREAD) {
         const fragment = fragments.get(selection.name.value);
-        if (fragment) total += costOf(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value) ?? parent, insideList);
+        if (fragment) total += costOf(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value) ?? parent, insideList, edgesSize);
         continue;
       }
       const name = selection.name.value;
@@ -131,20 +135,29 @@ export function operationCost({ schema, document, operationName, variableValues 
       const type = getNamedType(field.type);
       if (!isCompositeType(type) || !selection.selectionSet) continue;
       const isList = isListType(getNullableType(field.type));
-      const size = isList ? listSize(field, selection, variableValues) : 1;
-      total += size * (1 + costOf(selection.selectionSet, type, insideList || isList));
+      const isConnection = !isList && isConnectionType(type);
+      const size = isList ? (name === "edges" && edgesSize !== undefined ? edgesSize : listSize(field, selection, variableValues)) : 1;
+      const childEdgesSize = isConnection ? listSize(field, selection, variableValues) : undefined;
+      const own = name === "node" && isEdgeType(parent) ? 0 : 1;
+      total += size * (own + costOf(selection.selectionSet, type, insideList || isList, childEdgesSize));
     }
     return total;
   };
   return costOf(operation.selectionSet, root, false);
 }
 
+const hasFields = (type: GraphQLNamedType, names: string[]) => "getFields" in type && names.every((name) => name in type.getFields());
+const isConnectionType = (type: GraphQLNamedType) => hasFields(type, ["edges", "pageInfo"]);
+const isEdgeType = (type: GraphQLNamedType) => hasFields(type, ["node", "cursor"]);
+
 function listSize(field: GraphQLField<unknown, unknown>, node: Parameters<typeof getArgumentValues>[1], variables: CostArgs["variableValues"]): number {
-  const sizeArgument = field.args.find((arg) => SIZE_ARGUMENTS.includes(arg.name));
-  if (!sizeArgument) return UNPAGED_LIST_SIZE;
+  const sizeArguments = field.args.filter((arg) => SIZE_ARGUMENTS.includes(arg.name));
+  if (!sizeArguments.length) return UNPAGED_LIST_SIZE;
   try {
-    const value = getArgumentValues(field, node, variables ?? {})[sizeArgument.name];
-    return typeof value === "number" && value > 0 ? value : DEFAULT_PAGE_SIZE;
+    const values = getArgumentValues(field, node, variables ?? {});
+    const sizes = sizeArguments.map((arg) => values[arg.name]).filter((value): value is number => typeof value === "number" && value > 0);
+    const defaultSize = field.extensions.defaultPageSize;
+    return sizes.length ? Math.max(...sizes) : typeof defaultSize === "number" ? defaultSize : DEFAULT_PAGE_SIZE;
   } catch {
     // Arguments that do not coerce are refused by execution itself, with a better message.
     return DEFAULT_PAGE_SIZE;

@@ -24,6 +24,7 @@ export const NETWORKS = [
 }[];
 
 export type Network = (typeof NETWORKS)[number];
+export const NETWORK_NAMES = NETWORKS.map((network) => network.name);
 
 export function networkByName(name: string): Network | undefined {
   const upper = name.toUpperCase();

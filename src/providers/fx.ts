@@ -2,6 +2,9 @@ import { Decimal } from "decimal.js";
 
 export const CURRENCIES = ["NGN", "USD", "EUR", "MXN", "BRL", "GBP", "USDC", "USDT", "DAI"] as const;
 export type Currency = (typeof CURRENCIES)[number];
+/** The national currencies among them (the rest are USD stablecoins). */
+export const FIAT_CURRENCIES = ["NGN", "USD", "EUR", "MXN", "BRL", "GBP"] as const satisfies readonly Currency[];
+export type FiatCurrency = (typeof FIAT_CURRENCIES)[number];
 
 export function isCurrency(value: string): value is Currency {
   return (CURRENCIES as readonly string[]).includes(value);

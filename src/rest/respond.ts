@@ -1,7 +1,8 @@
 import type { Response } from "express";
-import type { ExecutionResult, GraphQLError } from "graphql";
+import { isEnumType, type ExecutionResult, type GraphQLError } from "graphql";
 import { ERROR_CODES } from "../errors.js";
 import { codeOf } from "../graphql/errors.js";
+import { schema } from "../graphql/schema.js";
 import type { ErrorOverride } from "./route.js";
 
 export type RestError = { status: number; body: Record<string, string> };
@@ -33,7 +34,8 @@ export function setPipelineHeaders(res: Response, result: ExecutionResult) {
 
 /**
  * `Variable "$input" got invalid value 5 at "input.email"; …` → `email: …`;
- * `Variable "$page" got invalid value "abc"; …` → `page: …`; a missing or null required value → `… is required`.
+ * `Variable "$page" got invalid value "abc"; …` → `page: …`; a missing or null required value → `… is required`;
+ * a value outside an enum → `currency must be one of NGN, USD, …`.
  */
 function readable(message: string): string {
   const missingField = /Field "(\w+)" of required type "[^"]+" was not provided\.$/.exec(message);
@@ -43,5 +45,14 @@ function readable(message: string): string {
   const invalid = /^Variable "\$(\w+)" got invalid value .*?(?: at "(?:\w+\.)?([\w.]+)")?; (.*)$/s.exec(message);
   if (!invalid) return message;
   const field = invalid[2] ?? invalid[1];
+  const enumValues = enumValuesIn(invalid[3]);
+  if (enumValues) return `${field} must be one of ${enumValues.join(", ")}`;
   return /^Expected non-nullable type "[^"]+" not to be null\.$/.test(invalid[3]) ? `${field} is required` : `${field}: ${invalid[3]}`;
+}
+
+/** `Value "x" does not exist in "Currency" enum.` or `Enum "Currency" cannot represent non-string value: 5.` → that enum's values. */
+function enumValuesIn(reason: string): string[] | undefined {
+  const name = /^(?:Value .* does not exist in|Enum) "(\w+)"(?: enum\.| cannot represent)/s.exec(reason)?.[1];
+  const type = name ? schema.getType(name) : undefined;
+  return isEnumType(type) ? type.getValues().map((value) => value.name) : undefined;
 }

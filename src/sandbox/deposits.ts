@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
-import { VIRTUAL_ACCOUNT_CURRENCIES, type VirtualAccountService } from "../accounts/virtual-account-service.js";
+import { VIRTUAL_ACCOUNT_CURRENCIES } from "../accounts/virtual-account-currencies.js";
+import type { VirtualAccountService } from "../accounts/virtual-account-service.js";
 import type { DepositService } from "../deposits/service.js";
 import { DEPOSIT_TOKENS, isDepositToken, tokenContract } from "../deposits/tokens.js";
 import { badInput } from "../errors.js";

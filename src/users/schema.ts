@@ -10,7 +10,7 @@ builder.prismaObject("User", {
     lastName: t.exposeString("lastName"),
     phoneNumber: t.exposeString("phoneNumber"),
     email: t.exposeString("email"),
-    clientId: t.exposeString("clientId"),
+    clientId: t.exposeID("clientId"),
   }),
 });
 

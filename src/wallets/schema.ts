@@ -1,16 +1,18 @@
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
+import type { Network } from "../providers/chains.js";
+import { NetworkEnum } from "./network-schema.js";
 
 builder.prismaObject("Wallet", {
   description: "A custodial EVM wallet. The custodian keeps the keys; none is stored or returned here.",
   fields: (t) => ({
     id: t.exposeID("id"),
-    userId: t.exposeString("userId"),
-    clientId: t.exposeString("clientId"),
-    walletId: t.exposeString("walletId", { description: "Identifier at the custodian" }),
-    addressId: t.exposeString("addressId", { description: "Identifier of the address at the custodian" }),
+    userId: t.exposeID("userId"),
+    clientId: t.exposeID("clientId"),
+    walletId: t.exposeID("walletId", { description: "Identifier at the custodian" }),
+    addressId: t.exposeID("addressId", { description: "Identifier of the address at the custodian" }),
     address: t.exposeString("address", { description: "EIP-55 checksummed EVM address" }),
-    blockchain: t.exposeString("blockchain"),
+    blockchain: t.field({ type: NetworkEnum, resolve: (wallet) => wallet.blockchain as Network["name"] }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
   }),

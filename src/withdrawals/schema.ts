@@ -1,19 +1,34 @@
 import { builder } from "../graphql/builder.js";
+import { checkIdCursors } from "../graphql/cursors.js";
 import { clientIdOf, requireSandbox } from "../graphql/context.js";
-import { newestFirstPage } from "../ledger/service.js";
-import { maskedDestination } from "./service.js";
+import { CONNECTION_LIMITS, CONNECTION_SIZES } from "../ledger/schema.js";
+import { NEWEST_FIRST_RECORDS, newestFirstPage } from "../ledger/service.js";
+import { CurrencyEnum, FiatCurrencyEnum } from "../ledger/currency-schema.js";
+import type { Currency } from "../providers/fx.js";
+import { NetworkEnum } from "../wallets/network-schema.js";
+import { maskedDestination, WITHDRAWAL_STATUSES, WITHDRAWAL_TYPES, type WithdrawalStatus, type WithdrawalType } from "./service.js";
 import { BANK_CURRENCIES, BANK_CURRENCY_NAMES } from "./validation.js";
+
+const BankWithdrawalCurrencyEnum = builder.enumType("BankWithdrawalCurrency", {
+  description: "The currencies of withdrawToBank.",
+  values: BANK_CURRENCIES,
+});
+const WithdrawalStatusEnum = builder.enumType("WithdrawalStatus", { values: WITHDRAWAL_STATUSES });
+const WithdrawalTypeEnum = builder.enumType("WithdrawalType", {
+  description: "BANK: USD, EUR, MXN or BRL to a bank account; NGN_BANK: NGN to a Nigerian bank account; USDC: on-chain.",
+  values: WITHDRAWAL_TYPES,
+});
 
 builder.prismaObject("Withdrawal", {
   description: "Money paid out of a user's balance in its own currency: PENDING → PROCESSING → COMPLETED | FAILED (a failure returns the funds).",
   fields: (t) => ({
-    reference: t.exposeString("reference"),
+    reference: t.exposeID("reference"),
     userId: t.exposeID("userId"),
-    type: t.exposeString("type", { description: "BANK, NGN_BANK or USDC" }),
-    currency: t.exposeString("currency"),
+    type: t.field({ type: WithdrawalTypeEnum, resolve: (withdrawal) => withdrawal.type as WithdrawalType }),
+    currency: t.field({ type: CurrencyEnum, resolve: (withdrawal) => withdrawal.currency as Currency }),
     amount: t.expose("amount", { type: "Decimal" }),
     fee: t.expose("fee", { type: "Decimal" }),
-    status: t.exposeString("status", { description: "PENDING, PROCESSING, COMPLETED or FAILED" }),
+    status: t.field({ type: WithdrawalStatusEnum, resolve: (withdrawal) => withdrawal.status as WithdrawalStatus }),
     destination: t.string({
       description: "Masked: the last 4 characters of an account (****6789), the ends of an address (0x1234…abcd)",
       select: { destination: true },
@@ -26,12 +41,18 @@ builder.prismaObject("Withdrawal", {
 });
 
 const WithdrawalCurrency = builder.simpleObject("WithdrawalCurrency", {
-  fields: (t) => ({ code: t.string(), name: t.string({ description: "English name" }) }),
+  fields: (t) => ({ code: t.field({ type: FiatCurrencyEnum }), name: t.string({ description: "English name" }) }),
 });
 
 builder.prismaObjectFields("User", (t) => ({
-  withdrawals: t.relation("withdrawals", {
-    description: "Newest first; page ≥ 1, limit 1–1000 (default 100).",
+  withdrawals: t.relatedConnection(
+    "withdrawals",
+    { description: `Newest first. ${CONNECTION_SIZES}`, cursor: "id", ...CONNECTION_LIMITS, totalCount: true, query: (args) => (checkIdCursors(args), { orderBy: NEWEST_FIRST_RECORDS }) },
+    { name: "WithdrawalConnection" },
+    { name: "WithdrawalEdge" },
+  ),
+  withdrawalsPage: t.relation("withdrawals", {
+    description: "The same withdrawals in numbered pages (as /v1 serves them): page ≥ 1, limit 1–1000 (default 100).",
     args: { page: t.arg.int(), limit: t.arg.int() },
     query: (args) => newestFirstPage(args),
   }),
@@ -42,7 +63,7 @@ builder.queryFields((t) => ({
     type: "Withdrawal",
     nullable: true,
     description: "One of the client's withdrawals by its reference; NOT_FOUND otherwise.",
-    args: { reference: t.arg.string({ required: true }) },
+    args: { reference: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => ctx.services.withdrawals.get(await clientIdOf(ctx), args.reference, query),
   }),
   supportedWithdrawalCurrencies: t.field({
@@ -65,7 +86,7 @@ const BankAccountInput = builder.inputType("BankAccountInput", {
 
 const WithdrawToBankInput = builder.inputType("WithdrawToBankInput", {
   fields: (t) => ({
-    currency: t.string({ required: true, description: "USD, EUR, MXN or BRL" }),
+    currency: t.field({ type: BankWithdrawalCurrencyEnum, required: true }),
     userId: t.id({ required: true }),
     firstName: t.string({ required: true, description: "Must be the user's (first-party payouts only)" }),
     lastName: t.string({ required: true, description: "Must be the user's" }),
@@ -92,7 +113,7 @@ const WithdrawUsdcInput = builder.inputType("WithdrawUsdcInput", {
     userId: t.id({ required: true }),
     amount: t.field({ type: "Decimal", required: true, description: "At most 6 decimals" }),
     walletAddress: t.string({ required: true, description: "EVM address; EIP-55 checksum when mixed-case" }),
-    network: t.string({ required: true, description: "ETHEREUM, POLYGON, BASE, ARBITRUM or OPTIMISM" }),
+    network: t.field({ type: NetworkEnum, required: true }),
     chainId: t.int({ required: true, description: "Must be the network's: 1, 137, 8453, 42161 or 10" }),
   }),
 });
@@ -121,7 +142,7 @@ builder.mutationFields((t) => ({
   completeWithdrawal: t.prismaField({
     type: "Withdrawal",
     description: "Sandbox: the payout arrived (a completed withdrawal is returned unchanged; a failed one is a CONFLICT).",
-    args: { reference: t.arg.string({ required: true }) },
+    args: { reference: t.arg.id({ required: true }) },
     resolve: async (_query, _root, args, ctx) => {
       requireSandbox(ctx);
       return ctx.services.withdrawals.complete(await clientIdOf(ctx), args.reference);
@@ -130,7 +151,7 @@ builder.mutationFields((t) => ({
   failWithdrawal: t.prismaField({
     type: "Withdrawal",
     description: "Sandbox: the payout failed and the funds return (a failed withdrawal is returned unchanged; a completed one is a CONFLICT).",
-    args: { reference: t.arg.string({ required: true }), reason: t.arg.string() },
+    args: { reference: t.arg.id({ required: true }), reason: t.arg.string() },
     resolve: async (_query, _root, args, ctx) => {
       requireSandbox(ctx);
       return ctx.services.withdrawals.fail(await clientIdOf(ctx), args.reference, args.reason);

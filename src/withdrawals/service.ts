@@ -19,9 +19,12 @@ import { parseBankCurrency, parseBankWithdrawal, parseNgnWithdrawal, parseUsdcWi
  * helpers accept either open status.
  */
 export const WITHDRAWAL_STATUS = { PENDING: "PENDING", PROCESSING: "PROCESSING", COMPLETED: "COMPLETED", FAILED: "FAILED" } as const;
+export type WithdrawalStatus = keyof typeof WITHDRAWAL_STATUS;
+export const WITHDRAWAL_STATUSES = Object.values(WITHDRAWAL_STATUS);
 const OPEN = [WITHDRAWAL_STATUS.PENDING, WITHDRAWAL_STATUS.PROCESSING];
 
-export type WithdrawalType = "BANK" | "NGN_BANK" | "USDC";
+export const WITHDRAWAL_TYPES = ["BANK", "NGN_BANK", "USDC"] as const;
+export type WithdrawalType = (typeof WITHDRAWAL_TYPES)[number];
 type Selection = Pick<Prisma.WithdrawalFindFirstArgs, "select" | "include">;
 type Payout = { clientId: string; userId: string; type: WithdrawalType; currency: Currency; amount: Decimal; destination: Record<string, unknown> };
 

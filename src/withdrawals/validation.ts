@@ -2,7 +2,7 @@ import { isAddress } from "viem";
 import { z } from "zod";
 import { badInput } from "../errors.js";
 import { brlAccountCheckDigit, isValidAbaRouting, isValidBic, isValidClabe, isValidIban, isValidNuban } from "../providers/banking.js";
-import { NETWORKS, networkByName } from "../providers/chains.js";
+import { NETWORK_NAMES, networkByName } from "../providers/chains.js";
 import { parseInput, uuid } from "../validation.js";
 
 export const BANK_CURRENCIES = ["USD", "EUR", "MXN", "BRL"] as const;
@@ -47,7 +47,6 @@ export const NgnWithdrawal = z.object({
   narration: text("narration").nullish(),
 });
 
-const NETWORK_NAMES = NETWORKS.map((n) => n.name).join(", ");
 
 export const UsdcWithdrawal = z.object({
   userId: uuid("userId"),
@@ -122,7 +121,7 @@ export function parseUsdcWithdrawal(input: unknown) {
   const request = parseInput(UsdcWithdrawal, input);
   if (!isEvmAddress(request.walletAddress)) throw badInput("walletAddress must be a valid EVM address (EIP-55 checksum when mixed-case)");
   const network = networkByName(request.network);
-  if (!network) throw badInput(`network must be one of ${NETWORK_NAMES}`);
+  if (!network) throw badInput(`network must be one of ${NETWORK_NAMES.join(", ")}`);
   if (network.chainId !== request.chainId) throw badInput(`chainId must be ${network.chainId} for ${network.name}`);
   return { ...request, network };
 }

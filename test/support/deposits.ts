@@ -39,10 +39,10 @@ export async function simulateDeposit(server: TestServer, tenant: Tenant, body: 
 export async function ledgerOf(server: TestServer, tenant: Tenant, userId: string) {
   const res = await rest(server, "POST", "/graphql", {
     headers: tenant.headers,
-    body: { query: `query ($id: ID!) { user(id: $id) { ledger(limit: 1000) { type currency amount referenceId } } }`, variables: { id: userId } },
+    body: { query: `query ($id: ID!) { user(id: $id) { ledgerPage(limit: 1000) { type currency amount referenceId } } }`, variables: { id: userId } },
   });
   expect(res.body.errors).toBeUndefined();
-  return (res.body.data.user.ledger as { type: string; currency: string; amount: string; referenceId: string | null }[]).map((entry) => ({
+  return (res.body.data.user.ledgerPage as { type: string; currency: string; amount: string; referenceId: string | null }[]).map((entry) => ({
     ...entry,
     amount: new Decimal(entry.amount).toFixed(),
   }));

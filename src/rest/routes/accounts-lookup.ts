@@ -1,20 +1,21 @@
 import { z } from "zod";
+import { graphql } from "../../graphql/typed.js";
 import { doc } from "../docs.js";
-import { withNumbers, type Route } from "../route.js";
-import { VIRTUAL_ACCOUNT_FIELDS, VirtualAccount, virtualAccountBody } from "./virtual-accounts.js";
+import { code, withNumbers, route } from "../route.js";
+import { VirtualAccount, VirtualAccountFields, virtualAccountBody } from "./virtual-accounts.js";
 
 /**
  * `GET /v1/accounts/{ngn|usd|gbp|eur}/{userId}`. Its `:currency` segment also matches
  * `/v1/accounts/usdc/{userId}`, so this route must come after the USDC account routes.
  */
-export const accountLookupRoutes: Route[] = [
-  {
+export const accountLookupRoutes = [
+  route({
     method: "GET",
     path: "/v1/accounts/:currency/:userId",
-    operation: `query ($userId: ID!, $currency: String!) {
-      accountBalance(userId: $userId, currency: $currency) { currency balance virtualAccount { ${VIRTUAL_ACCOUNT_FIELDS} } }
-    }`,
-    variables: ({ params }) => ({ userId: params.userId, currency: params.currency }),
+    operation: graphql(`query ($userId: ID!, $currency: AccountBalanceCurrency!) {
+      accountBalance(userId: $userId, currency: $currency) { currency balance virtualAccount { ...VirtualAccountFields } }
+    }`, [VirtualAccountFields]),
+    variables: ({ params }) => ({ userId: params.userId, currency: code(params.currency) }),
     result: ({ accountBalance: account }) => ({
       ...withNumbers(account, ["balance"]),
       virtualAccount: account.virtualAccount && virtualAccountBody(account.virtualAccount),
@@ -25,5 +26,5 @@ export const accountLookupRoutes: Route[] = [
       response: z.object({ currency: z.string(), balance: doc.money, virtualAccount: VirtualAccount.nullable() }),
       errors: ["NOT_FOUND"],
     },
-  },
+  }),
 ];

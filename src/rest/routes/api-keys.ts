@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { graphql, type ResultOf } from "../../graphql/typed.js";
 import { doc } from "../docs.js";
-import type { Route } from "../route.js";
+import { route } from "../route.js";
 
 /** An API key as lists show it (also the `data.object` of API key events). */
-export const API_KEY_KEYS = ["id", "prefix", "createdAt", "lastUsedAt", "revokedAt"] as const;
-const API_KEY = API_KEY_KEYS.join(" ");
+const ApiKeyFields = graphql(`fragment ApiKeyFields on ApiKey { id prefix createdAt lastUsedAt revokedAt }`);
+export const API_KEY_KEYS = ["id", "prefix", "createdAt", "lastUsedAt", "revokedAt"] as const satisfies readonly (keyof ResultOf<typeof ApiKeyFields>)[];
 const ApiKey = z.object({
   id: doc.id,
   prefix: z.string().describe("the public part, shown in lists"),
@@ -13,29 +14,29 @@ const ApiKey = z.object({
   revokedAt: doc.timestamp.nullable().describe("null while the key is active"),
 });
 
-export const apiKeyRoutes: Route[] = [
-  {
+export const apiKeyRoutes = [
+  route({
     method: "POST",
     path: "/v1/api-keys",
-    operation: `mutation { createApiKey { id key prefix createdAt } }`,
+    operation: graphql(`mutation { createApiKey { id key prefix createdAt } }`),
     result: (data) => data.createApiKey,
     docs: {
       summary: "Create an API key",
       description: "The full key is in this answer only; it is stored as a hash.",
       response: z.object({ id: doc.id, key: z.string().describe("send it as x-api-key"), prefix: z.string(), createdAt: doc.timestamp }),
     },
-  },
-  {
+  }),
+  route({
     method: "GET",
     path: "/v1/api-keys",
-    operation: `query { apiKeys { ${API_KEY} } }`,
+    operation: graphql(`query { apiKeys { ...ApiKeyFields } }`, [ApiKeyFields]),
     result: (data) => data.apiKeys,
     docs: { summary: "List the client's API keys", response: z.array(ApiKey) },
-  },
-  {
+  }),
+  route({
     method: "DELETE",
     path: "/v1/api-keys/:keyId",
-    operation: `mutation ($id: ID!) { revokeApiKey(id: $id) { ${API_KEY} } }`,
+    operation: graphql(`mutation ($id: ID!) { revokeApiKey(id: $id) { ...ApiKeyFields } }`, [ApiKeyFields]),
     variables: ({ params }) => ({ id: params.keyId }),
     result: (data) => ({ success: true, apiKey: data.revokeApiKey }),
     errors: { NOT_FOUND: { field: "message" } },
@@ -46,5 +47,5 @@ export const apiKeyRoutes: Route[] = [
       response: z.object({ success: z.literal(true), apiKey: ApiKey }),
       errors: ["NOT_FOUND"],
     },
-  },
+  }),
 ];

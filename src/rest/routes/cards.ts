@@ -1,9 +1,14 @@
 import { z } from "zod";
+import { graphql, type ResultOf } from "../../graphql/typed.js";
 import { doc } from "../docs.js";
-import { integer, withNumbers, type Route } from "../route.js";
+import { integer, withNumbers, route } from "../route.js";
 
-const CARD = "id userId providerId cardNumber cardCVV cardExpiry createdAt updatedAt";
-const CREATE_CARD = `mutation ($userId: ID!) { createVirtualCard(userId: $userId) { ${CARD} } }`;
+const CREATE_CARD = graphql(`
+  mutation ($userId: ID!) { createVirtualCard(userId: $userId) { id userId providerId cardNumber cardCVV cardExpiry createdAt updatedAt } }
+`);
+export const CardTransactionFields = graphql(`
+  fragment CardTransactionFields on CardTransaction { id amount balance createdAt description status type }
+`);
 const Card = z.object({
   id: doc.id,
   userId: doc.id,
@@ -24,33 +29,31 @@ export const CardTransaction = z.object({
   type: z.string().describe("DEBIT"),
 });
 
-type CardTransaction = { id: string; amount: string; balance: string; createdAt: string; description: string; status: string; type: string };
-
-export const asContractTransaction = (t: CardTransaction) =>
+export const asContractTransaction = (t: ResultOf<typeof CardTransactionFields>) =>
   withNumbers(
     { id: t.id, amount: t.amount, balance: t.balance, created_ts: t.createdAt, description: t.description, status: t.status, type: t.type },
     ["amount", "balance"],
   );
 
-export const cardRoutes: Route[] = [
-  {
+export const cardRoutes = [
+  route({
     method: "GET",
     path: "/v1/virtual-cards/transactions/:userId/:page",
-    operation: `query ($userId: ID!, $page: Int!) {
-      cardTransactions(userId: $userId, page: $page) {
-        page pages total transactions { id amount balance createdAt description status type }
+    operation: graphql(`query ($userId: ID!, $page: Int!) {
+      cardTransactionsPage(userId: $userId, page: $page) {
+        page pages total transactions { ...CardTransactionFields }
       }
-    }`,
+    }`, [CardTransactionFields]),
     variables: ({ params }) => ({ userId: params.userId, page: integer(params.page) }),
-    result: ({ cardTransactions: page }) => ({ ...page, transactions: page.transactions.map(asContractTransaction) }),
+    result: ({ cardTransactionsPage: page }) => ({ ...page, transactions: page.transactions.map(asContractTransaction) }),
     docs: {
       summary: "A page of the user's card transactions",
       params: { ...doc.userParam, page: "page number, from 1" },
       response: z.object({ page: z.int(), pages: z.int(), total: z.int(), transactions: z.array(CardTransaction) }),
       errors: ["NOT_FOUND"],
     },
-  },
-  {
+  }),
+  route({
     // A write on a GET: the contract's GET creates the card when absent.
     method: "GET",
     path: "/v1/virtual-cards/:userId",
@@ -63,8 +66,8 @@ export const cardRoutes: Route[] = [
       response: Card,
       errors: ["NOT_FOUND", "PROVIDER_ERROR"],
     },
-  },
-  {
+  }),
+  route({
     method: "POST",
     path: "/v1/virtual-cards",
     operation: CREATE_CARD,
@@ -76,5 +79,5 @@ export const cardRoutes: Route[] = [
       response: Card,
       errors: ["NOT_FOUND", "PROVIDER_ERROR"],
     },
-  },
+  }),
 ];

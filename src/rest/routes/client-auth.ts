@@ -1,17 +1,18 @@
 import { z } from "zod";
+import { graphql } from "../../graphql/typed.js";
 import { OtpRequest, OtpVerification } from "../../auth/service.js";
 import { doc } from "../docs.js";
-import type { Route } from "../route.js";
+import { route } from "../route.js";
 
-const CLIENT = "id email name createdAt";
+const ClientFields = graphql(`fragment ClientFields on Client { id email name createdAt }`);
 const Client = z.object({ id: doc.id, email: z.string(), name: z.string().nullable(), createdAt: doc.timestamp });
 
 /** OTP sign-in and sessions: the only paths that need no credentials (otp, verify). */
-export const clientAuthRoutes: Route[] = [
-  {
+export const clientAuthRoutes = [
+  route({
     method: "POST",
     path: "/v1/client-auth/otp",
-    operation: `mutation ($email: String!, $name: String) { requestOtp(email: $email, name: $name) { message expiresAt } }`,
+    operation: graphql(`mutation ($email: String!, $name: String) { requestOtp(email: $email, name: $name) { message expiresAt } }`),
     variables: ({ body }) => ({ email: body.email, name: body.name }),
     result: (data) => data.requestOtp,
     docs: {
@@ -21,11 +22,11 @@ export const clientAuthRoutes: Route[] = [
       body: OtpRequest,
       response: z.object({ message: z.string(), expiresAt: doc.timestamp }),
     },
-  },
-  {
+  }),
+  route({
     method: "POST",
     path: "/v1/client-auth/verify",
-    operation: `mutation ($email: String!, $otp: String!) { verifyOtp(email: $email, otp: $otp) { token expiresAt client { ${CLIENT} } } }`,
+    operation: graphql(`mutation ($email: String!, $otp: String!) { verifyOtp(email: $email, otp: $otp) { token expiresAt client { ...ClientFields } } }`, [ClientFields]),
     variables: ({ body }) => ({ email: body.email, otp: body.otp }),
     result: (data) => data.verifyOtp,
     docs: {
@@ -36,23 +37,23 @@ export const clientAuthRoutes: Route[] = [
       errors: ["UNAUTHENTICATED"],
       response: z.object({ token: z.string(), expiresAt: doc.timestamp, client: Client }),
     },
-  },
-  {
+  }),
+  route({
     method: "GET",
     path: "/v1/client-auth/status",
-    operation: `query { authStatus { authenticated client { ${CLIENT} } expiresAt } }`,
+    operation: graphql(`query { authStatus { authenticated client { ...ClientFields } expiresAt } }`, [ClientFields]),
     result: (data) => data.authStatus,
     docs: {
       summary: "The session behind the x-client-auth token",
       auth: "session",
       response: z.object({ authenticated: z.boolean(), client: Client, expiresAt: doc.timestamp }),
     },
-  },
-  {
+  }),
+  route({
     method: "POST",
     path: "/v1/client-auth/logout",
-    operation: `mutation { logout { success } }`,
+    operation: graphql(`mutation { logout { success } }`),
     result: (data) => data.logout,
     docs: { summary: "Revoke the session token on every instance", auth: "session", response: z.object({ success: z.boolean() }) },
-  },
+  }),
 ];

@@ -1,11 +1,13 @@
 import { z } from "zod";
+import { graphql, type ResultOf } from "../../graphql/typed.js";
 import { ConversionRequest, Pair } from "../../conversion/service.js";
 import { doc } from "../docs.js";
 import { pickKeys } from "../pick-keys.js";
-import { withNumbers, type Route } from "../route.js";
+import { code, withNumbers, route } from "../route.js";
 
 const MONEY = ["amount", "rate", "fee", "convertedAmount"] as const;
-const CONVERSION_KEYS = ["id", "userId", "from", "to", "amount", "rate", "fee", "convertedAmount", "quoteId", "createdAt"] as const;
+const ConversionFields = graphql(`fragment ConversionFields on Conversion { id userId from to amount rate fee convertedAmount quoteId createdAt }`);
+const CONVERSION_KEYS = ["id", "userId", "from", "to", "amount", "rate", "fee", "convertedAmount", "quoteId", "createdAt"] as const satisfies readonly (keyof ResultOf<typeof ConversionFields>)[];
 
 /** A conversion as REST shows it, money as JSON numbers (also the `data.object` of conversion events). */
 export const conversionBody = (conversion: Record<string, unknown>) => withNumbers(pickKeys(conversion, CONVERSION_KEYS), MONEY);
@@ -19,28 +21,28 @@ const terms = {
   convertedAmount: doc.money,
 };
 
-export const conversionRoutes: Route[] = [
-  {
+export const conversionRoutes = [
+  route({
     method: "GET",
     path: "/v1/conversion/quote",
-    operation: `query ($from: String!, $to: String!, $amount: Decimal!) {
+    operation: graphql(`query ($from: Currency!, $to: Currency!, $amount: Decimal!) {
       conversionQuote(from: $from, to: $to, amount: $amount) { id from to amount rate fee convertedAmount expiresAt }
-    }`,
-    variables: ({ query }) => ({ from: query.from, to: query.to, amount: query.amount }),
+    }`),
+    variables: ({ query }) => ({ from: code(query.from), to: code(query.to), amount: query.amount }),
     result: (data) => withNumbers(data.conversionQuote, MONEY),
     docs: {
       summary: "Quote a conversion, valid 30 s",
       query: Pair.safeExtend({ amount: z.string().describe("decimal amount in the source currency") }),
       response: z.object({ id: doc.id, ...terms, expiresAt: doc.timestamp }),
     },
-  },
-  {
+  }),
+  route({
     method: "POST",
     path: "/v1/conversion",
-    operation: `mutation ($input: CreateConversionInput!) {
-      createConversion(input: $input) { ${CONVERSION_KEYS.join(" ")} }
-    }`,
-    variables: ({ body }) => ({ input: { userId: body.userId, from: body.from, to: body.to, amount: body.amount, quoteId: body.quoteId } }),
+    operation: graphql(`mutation ($input: CreateConversionInput!) {
+      createConversion(input: $input) { ...ConversionFields }
+    }`, [ConversionFields]),
+    variables: ({ body }) => ({ input: { userId: body.userId, from: code(body.from), to: code(body.to), amount: body.amount, quoteId: body.quoteId } }),
     result: (data) => conversionBody(data.createConversion),
     docs: {
       summary: "Convert between the user's balances, at a quote's rate when quoteId is given",
@@ -48,5 +50,5 @@ export const conversionRoutes: Route[] = [
       response: z.object({ id: doc.id, userId: doc.id, ...terms, quoteId: z.string().nullable(), createdAt: doc.timestamp }),
       errors: ["NOT_FOUND", "INSUFFICIENT_FUNDS"],
     },
-  },
+  }),
 ];

@@ -1,13 +1,16 @@
 import { z } from "zod";
+import { graphql, type ResultOf } from "../../graphql/typed.js";
 import { doc } from "../docs.js";
 import { pickKeys } from "../pick-keys.js";
-import { integer, withNumbers, type Route } from "../route.js";
+import { found, integer, withNumbers, route } from "../route.js";
 
-const REQUIRED = ["id", "userId", "eventId", "amount", "status", "currency", "createdAt", "updatedAt"] as const;
+const REQUIRED = ["id", "userId", "eventId", "amount", "status", "currency", "createdAt", "updatedAt"] as const satisfies readonly (keyof ResultOf<typeof DepositFields>)[];
 /** Present only on the deposits they describe: NGN bank deposits, on-chain deposits. */
-const OPTIONAL = ["paymentReference", "tokenAddress", "transactionHash", "chainId"] as const;
+const OPTIONAL = ["paymentReference", "tokenAddress", "transactionHash", "chainId"] as const satisfies readonly (keyof ResultOf<typeof DepositFields>)[];
 
-export const DEPOSIT_FIELDS = [...REQUIRED, ...OPTIONAL].join(" ");
+export const DepositFields = graphql(`
+  fragment DepositFields on Deposit { id userId eventId amount status currency createdAt updatedAt paymentReference tokenAddress transactionHash chainId }
+`);
 
 export const Deposit = z.object({
   id: doc.id,
@@ -30,13 +33,13 @@ export function depositBody(deposit: Record<string, unknown>) {
   return withNumbers(pickKeys(deposit, keys), ["amount"]);
 }
 
-export const depositRoutes: Route[] = [
-  {
+export const depositRoutes = [
+  route({
     method: "GET",
     path: "/v1/transactions/deposits/:userId",
-    operation: `query ($id: ID!, $page: Int, $limit: Int) { user(id: $id) { deposits(page: $page, limit: $limit) { ${DEPOSIT_FIELDS} } } }`,
+    operation: graphql(`query ($id: ID!, $page: Int, $limit: Int) { user(id: $id) { depositsPage(page: $page, limit: $limit) { ...DepositFields } } }`, [DepositFields]),
     variables: ({ params, query }) => ({ id: params.userId, page: integer(query.page), limit: integer(query.limit) }),
-    result: (data) => data.user.deposits.map(depositBody),
+    result: (data) => found(data.user).depositsPage.map(depositBody),
     docs: {
       summary: "The user's deposit records, newest first",
       params: doc.userParam,
@@ -44,5 +47,5 @@ export const depositRoutes: Route[] = [
       response: z.array(Deposit),
       errors: ["NOT_FOUND"],
     },
-  },
+  }),
 ];

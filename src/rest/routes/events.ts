@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { graphql } from "../../graphql/typed.js";
 import { EVENT_TYPES } from "../../events/types.js";
 import { doc } from "../docs.js";
-import { integer, type Route } from "../route.js";
+import { integer, route } from "../route.js";
 
-const EVENT = "id type createdAt data";
+const EventFields = graphql(`fragment EventFields on Event { id type createdAt data }`);
 const Event = z.object({
   id: z.string().describe("evt_…, sortable in log order"),
   type: z.enum(EVENT_TYPES),
@@ -11,15 +12,15 @@ const Event = z.object({
   data: z.object({ object: z.record(z.string(), z.unknown()).describe("the resource as its REST path shows it") }),
 });
 
-export const eventRoutes: Route[] = [
-  {
+export const eventRoutes = [
+  route({
     method: "GET",
     path: "/v1/events",
-    operation: `query ($after: ID, $first: Int, $types: [String!]) {
-      events(after: $after, first: $first, types: $types) { edges { node { ${EVENT} } } pageInfo { hasNextPage } }
-    }`,
+    operation: graphql(`query ($after: ID, $first: Int, $types: [String!]) {
+      events(after: $after, first: $first, types: $types) { edges { node { ...EventFields } } pageInfo { hasNextPage } }
+    }`, [EventFields]),
     variables: ({ query }) => ({ after: query.after, first: integer(query.limit), types: query.type === undefined ? undefined : [query.type].flat() }),
-    result: ({ events }) => ({ data: events.edges.map((edge: { node: unknown }) => edge.node), hasMore: events.pageInfo.hasNextPage }),
+    result: ({ events }) => ({ data: events.edges.map((edge) => edge.node), hasMore: events.pageInfo.hasNextPage }),
     docs: {
       summary: "The client's events, oldest first after a cursor",
       query: z.object({
@@ -29,13 +30,13 @@ export const eventRoutes: Route[] = [
       }),
       response: z.object({ data: z.array(Event), hasMore: z.boolean() }),
     },
-  },
-  {
+  }),
+  route({
     method: "GET",
     path: "/v1/events/:id",
-    operation: `query ($id: ID!) { event(id: $id) { ${EVENT} } }`,
+    operation: graphql(`query ($id: ID!) { event(id: $id) { ...EventFields } }`, [EventFields]),
     variables: ({ params }) => ({ id: params.id }),
     result: (data) => data.event,
     docs: { summary: "One event", params: { id: "the event's id" }, response: Event, errors: ["NOT_FOUND"] },
-  },
+  }),
 ];

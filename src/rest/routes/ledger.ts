@@ -1,8 +1,11 @@
 import { z } from "zod";
+import { graphql, type ResultOf } from "../../graphql/typed.js";
 import { doc } from "../docs.js";
-import { integer, withNumbers, type Route } from "../route.js";
+import { found, integer, withNumbers, route } from "../route.js";
 
-const ENTRY = "id userId type currency amount balanceBefore balanceAfter referenceId createdAt";
+const LedgerEntryFields = graphql(`
+  fragment LedgerEntryFields on LedgerEntry { id userId type currency amount balanceBefore balanceAfter referenceId createdAt }
+`);
 const MONEY = ["amount", "balanceBefore", "balanceAfter"] as const;
 
 const LedgerEntry = z.object({
@@ -17,15 +20,15 @@ const LedgerEntry = z.object({
   createdAt: doc.timestamp,
 });
 
-const asContractEntry = (entry: Record<string, unknown>) => withNumbers(entry, MONEY);
+const asContractEntry = (entry: ResultOf<typeof LedgerEntryFields>) => withNumbers(entry, MONEY);
 
-export const ledgerRoutes: Route[] = [
-  {
+export const ledgerRoutes = [
+  route({
     method: "GET",
     path: "/v1/transactions/ledger/:userId",
-    operation: `query ($id: ID!, $page: Int, $limit: Int) { user(id: $id) { ledger(page: $page, limit: $limit) { ${ENTRY} } } }`,
+    operation: graphql(`query ($id: ID!, $page: Int, $limit: Int) { user(id: $id) { ledgerPage(page: $page, limit: $limit) { ...LedgerEntryFields } } }`, [LedgerEntryFields]),
     variables: ({ params, query }) => ({ id: params.userId, page: integer(query.page), limit: integer(query.limit) }),
-    result: (data) => data.user.ledger.map(asContractEntry),
+    result: (data) => found(data.user).ledgerPage.map(asContractEntry),
     docs: {
       summary: "The user's ledger entries, newest first",
       params: doc.userParam,
@@ -33,16 +36,16 @@ export const ledgerRoutes: Route[] = [
       response: z.array(LedgerEntry),
       errors: ["NOT_FOUND"],
     },
-  },
-  {
+  }),
+  route({
     method: "GET",
     path: "/v1/transactions/ledger/:userId/verify",
-    operation: `query ($id: ID!) { user(id: $id) { ledgerVerification { valid chains { currency entries balance valid problems } } } }`,
+    operation: graphql(`query ($id: ID!) { user(id: $id) { ledgerVerification { valid chains { currency entries balance valid problems } } } }`),
     variables: ({ params }) => ({ id: params.userId }),
-    result: ({ user: { ledgerVerification: report } }) => ({
-      valid: report.valid,
-      chains: report.chains.map((chain: Record<string, unknown>) => withNumbers(chain, ["balance"])),
-    }),
+    result: ({ user }) => {
+      const report = found(user).ledgerVerification;
+      return { valid: report.valid, chains: report.chains.map((chain) => withNumbers(chain, ["balance"])) };
+    },
     docs: {
       summary: "Recompute the user's hash chains and check that their journals balance",
       params: doc.userParam,
@@ -52,17 +55,17 @@ export const ledgerRoutes: Route[] = [
       }),
       errors: ["NOT_FOUND"],
     },
-  },
-  {
+  }),
+  route({
     method: "GET",
     path: "/v1/transactions",
-    operation: `query ($page: Int, $limit: Int) { transactions(page: $page, limit: $limit) { page pages total transactions { ${ENTRY} } } }`,
+    operation: graphql(`query ($page: Int, $limit: Int) { transactionsPage(page: $page, limit: $limit) { page pages total transactions { ...LedgerEntryFields } } }`, [LedgerEntryFields]),
     variables: ({ query }) => ({ page: integer(query.page), limit: integer(query.limit) }),
-    result: ({ transactions: page }) => ({ ...page, transactions: page.transactions.map(asContractEntry) }),
+    result: ({ transactionsPage: page }) => ({ ...page, transactions: page.transactions.map(asContractEntry) }),
     docs: {
       summary: "Ledger entries of all the client's users, newest first",
       query: doc.pageQuery,
       response: z.object({ page: z.int(), pages: z.int(), total: z.int(), transactions: z.array(LedgerEntry) }),
     },
-  },
+  }),
 ];

@@ -1,15 +1,16 @@
+import { graphql } from "../../graphql/typed.js";
 import { CardSpend } from "../../cards/spending.js";
 import { withAmount } from "../docs.js";
-import type { Route } from "../route.js";
-import { CardTransaction, asContractTransaction } from "./cards.js";
+import { route } from "../route.js";
+import { CardTransaction, CardTransactionFields, asContractTransaction } from "./cards.js";
 
-export const sandboxCardRoutes: Route[] = [
-  {
+export const sandboxCardRoutes = [
+  route({
     method: "POST",
     path: "/v1/sandbox/card-transactions",
-    operation: `mutation ($input: SimulateCardTransactionInput!) {
-      simulateCardTransaction(input: $input) { id amount balance createdAt description status type }
-    }`,
+    operation: graphql(`mutation ($input: SimulateCardTransactionInput!) {
+      simulateCardTransaction(input: $input) { ...CardTransactionFields }
+    }`, [CardTransactionFields]),
     variables: ({ body }) => ({ input: { userId: body.userId, amount: body.amount, description: body.description } }),
     result: (data) => asContractTransaction(data.simulateCardTransaction),
     docs: {
@@ -18,5 +19,5 @@ export const sandboxCardRoutes: Route[] = [
       response: CardTransaction,
       errors: ["NOT_FOUND", "INSUFFICIENT_FUNDS"],
     },
-  },
+  }),
 ];

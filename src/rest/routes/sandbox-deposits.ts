@@ -1,16 +1,17 @@
+import { graphql } from "../../graphql/typed.js";
 import { SimulateDeposit } from "../../sandbox/deposits.js";
 import { doc, withAmount } from "../docs.js";
-import type { Route } from "../route.js";
-import { DEPOSIT_FIELDS, Deposit, depositBody } from "./deposits.js";
+import { code, route } from "../route.js";
+import { Deposit, DepositFields, depositBody } from "./deposits.js";
 
 const DEPOSIT_ID = { id: "the deposit's id" };
 
-export const sandboxDepositRoutes: Route[] = [
-  {
+export const sandboxDepositRoutes = [
+  route({
     method: "POST",
     path: "/v1/sandbox/deposits",
-    operation: `mutation ($input: SimulateDepositInput!) { simulateDeposit(input: $input) { ${DEPOSIT_FIELDS} } }`,
-    variables: ({ body }) => ({ input: { userId: body.userId, currency: body.currency, amount: body.amount, chainId: body.chainId } }),
+    operation: graphql(`mutation ($input: SimulateDepositInput!) { simulateDeposit(input: $input) { ...DepositFields } }`, [DepositFields]),
+    variables: ({ body }) => ({ input: { userId: body.userId, currency: code(body.currency), amount: body.amount, chainId: body.chainId } }),
     result: (data) => depositBody(data.simulateDeposit),
     status: 201,
     docs: {
@@ -20,11 +21,11 @@ export const sandboxDepositRoutes: Route[] = [
       response: Deposit,
       errors: ["NOT_FOUND"],
     },
-  },
-  {
+  }),
+  route({
     method: "POST",
     path: "/v1/sandbox/deposits/:id/complete",
-    operation: `mutation ($id: ID!) { completeDeposit(id: $id) { ${DEPOSIT_FIELDS} } }`,
+    operation: graphql(`mutation ($id: ID!) { completeDeposit(id: $id) { ...DepositFields } }`, [DepositFields]),
     variables: ({ params }) => ({ id: params.id }),
     result: (data) => depositBody(data.completeDeposit),
     docs: {
@@ -33,11 +34,11 @@ export const sandboxDepositRoutes: Route[] = [
       response: Deposit,
       errors: ["NOT_FOUND", "CONFLICT"],
     },
-  },
-  {
+  }),
+  route({
     method: "POST",
     path: "/v1/sandbox/deposits/:id/fail",
-    operation: `mutation ($id: ID!, $reason: String) { failDeposit(id: $id, reason: $reason) { ${DEPOSIT_FIELDS} } }`,
+    operation: graphql(`mutation ($id: ID!, $reason: String) { failDeposit(id: $id, reason: $reason) { ...DepositFields } }`, [DepositFields]),
     variables: ({ params, body }) => ({ id: params.id, reason: body.reason }),
     result: (data) => depositBody(data.failDeposit),
     docs: {
@@ -47,5 +48,5 @@ export const sandboxDepositRoutes: Route[] = [
       response: Deposit,
       errors: ["NOT_FOUND", "CONFLICT"],
     },
-  },
+  }),
 ];

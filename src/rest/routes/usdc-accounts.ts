@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { graphql, type ResultOf } from "../../graphql/typed.js";
 import { doc } from "../docs.js";
-import { withNumbers, type Route } from "../route.js";
+import { code, found, withNumbers, route } from "../route.js";
 
-const USDC_ACCOUNT = "id userId chain chainId address tokenAddress balance createdAt";
+const UsdcAccountFields = graphql(`fragment UsdcAccountFields on UsdcAccount { id userId chain chainId address tokenAddress balance createdAt }`);
 
 const UsdcAccount = z.object({
   id: doc.id,
@@ -15,37 +16,37 @@ const UsdcAccount = z.object({
   createdAt: doc.timestamp,
 });
 
-const asContractAccount = (account: Record<string, unknown>) => withNumbers(account, ["balance"]);
+const asContractAccount = (account: ResultOf<typeof UsdcAccountFields>) => withNumbers(account, ["balance"]);
 
-export const usdcAccountRoutes: Route[] = [
-  {
+export const usdcAccountRoutes = [
+  route({
     method: "GET",
     path: "/v1/accounts/usdc/:userId",
-    operation: `query ($userId: ID!) { usdcAccounts(userId: $userId) { ${USDC_ACCOUNT} } }`,
+    operation: graphql(`query ($userId: ID!) { usdcAccounts(userId: $userId) { ...UsdcAccountFields } }`, [UsdcAccountFields]),
     variables: ({ params }) => ({ userId: params.userId }),
     result: (data) => data.usdcAccounts.map(asContractAccount),
     docs: { summary: "The user's USDC accounts, one per chain", params: doc.userParam, response: z.array(UsdcAccount), errors: ["NOT_FOUND"] },
-  },
-  {
+  }),
+  route({
     method: "GET",
     path: "/v1/accounts/usdc/:userId/:chain",
-    operation: `query ($userId: ID!, $chain: String!) { usdcAccount(userId: $userId, chain: $chain) { ${USDC_ACCOUNT} } }`,
-    variables: ({ params }) => ({ userId: params.userId, chain: params.chain }),
-    result: (data) => asContractAccount(data.usdcAccount),
+    operation: graphql(`query ($userId: ID!, $chain: Network!) { usdcAccount(userId: $userId, chain: $chain) { ...UsdcAccountFields } }`, [UsdcAccountFields]),
+    variables: ({ params }) => ({ userId: params.userId, chain: code(params.chain) }),
+    result: (data) => asContractAccount(found(data.usdcAccount)),
     docs: {
       summary: "The user's USDC account on one chain",
       params: { ...doc.userParam, chain: "chain type, such as ETHEREUM" },
       response: UsdcAccount,
       errors: ["NOT_FOUND"],
     },
-  },
-  {
+  }),
+  route({
     method: "POST",
     path: "/v1/accounts/usdc/:userId",
-    operation: `mutation ($userId: ID!, $chainType: String!) {
-      createUsdcAccount(userId: $userId, chainType: $chainType) { ${USDC_ACCOUNT} }
-    }`,
-    variables: ({ params, body }) => ({ userId: params.userId, chainType: body.chainType }),
+    operation: graphql(`mutation ($userId: ID!, $chainType: Network!) {
+      createUsdcAccount(userId: $userId, chainType: $chainType) { ...UsdcAccountFields }
+    }`, [UsdcAccountFields]),
+    variables: ({ params, body }) => ({ userId: params.userId, chainType: code(body.chainType) }),
     result: (data) => asContractAccount(data.createUsdcAccount),
     docs: {
       summary: "Open a USDC account for the user on a chain (or return the existing one)",
@@ -54,5 +55,5 @@ export const usdcAccountRoutes: Route[] = [
       response: UsdcAccount,
       errors: ["NOT_FOUND"],
     },
-  },
+  }),
 ];

@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { graphql, type ResultOf } from "../../graphql/typed.js";
 import { CreateUser } from "../../users/service.js";
 import { doc } from "../docs.js";
-import { integer, type Route } from "../route.js";
+import { integer, route } from "../route.js";
 
 /** The contract's user record, in its order (also the `data.object` of user events). */
-export const USER_KEYS = ["id", "createdAt", "updatedAt", "firstName", "lastName", "phoneNumber", "email", "clientId"] as const;
-const USER = USER_KEYS.join(" ");
+const UserFields = graphql(`fragment UserFields on User { id createdAt updatedAt firstName lastName phoneNumber email clientId }`);
+export const USER_KEYS = ["id", "createdAt", "updatedAt", "firstName", "lastName", "phoneNumber", "email", "clientId"] as const satisfies readonly (keyof ResultOf<typeof UserFields>)[];
 const User = z.object({
   id: doc.id,
   createdAt: doc.timestamp,
@@ -17,11 +18,11 @@ const User = z.object({
   clientId: doc.id,
 });
 
-export const userRoutes: Route[] = [
-  {
+export const userRoutes = [
+  route({
     method: "POST",
     path: "/v1/user",
-    operation: `mutation ($input: CreateUserInput!) { createUser(input: $input) { ${USER} } }`,
+    operation: graphql(`mutation ($input: CreateUserInput!) { createUser(input: $input) { ...UserFields } }`, [UserFields]),
     variables: ({ body }) => ({
       input: { email: body.email, firstName: body.firstName, lastName: body.lastName, phoneNumber: body.phoneNumber, dob: body.dob },
     }),
@@ -33,21 +34,21 @@ export const userRoutes: Route[] = [
       body: CreateUser,
       response: User,
     },
-  },
-  {
+  }),
+  route({
     method: "GET",
     path: "/v1/user",
-    operation: `query ($page: Int, $limit: Int) { users(page: $page, limit: $limit) { ${USER} } }`,
+    operation: graphql(`query ($page: Int, $limit: Int) { users(page: $page, limit: $limit) { ...UserFields } }`, [UserFields]),
     variables: ({ query }) => ({ page: integer(query.page), limit: integer(query.limit) }),
     result: (data) => data.users,
     docs: { summary: "List the client's users (default 10 per page)", query: doc.pageQuery, response: z.array(User) },
-  },
-  {
+  }),
+  route({
     method: "GET",
     path: "/v1/user/:userId",
-    operation: `query ($id: ID!) { user(id: $id) { ${USER} } }`,
+    operation: graphql(`query ($id: ID!) { user(id: $id) { ...UserFields } }`, [UserFields]),
     variables: ({ params }) => ({ id: params.userId }),
     result: (data) => data.user,
     docs: { summary: "Get a user", params: doc.userParam, response: User, errors: ["NOT_FOUND"] },
-  },
+  }),
 ];

@@ -1,12 +1,13 @@
 import { pickKeys } from "../pick-keys.js";
 import { z } from "zod";
+import { graphql, type ResultOf } from "../../graphql/typed.js";
 import { CreateVirtualAccount } from "../../accounts/virtual-account-service.js";
 import { doc } from "../docs.js";
-import type { Route } from "../route.js";
+import { code, route } from "../route.js";
 
 const COMMON = ["id", "userId", "currency", "createdAt", "destinationAsset", "destinationNetwork", "destinationAddress"] as const;
-const NGN_SHAPE = [...COMMON, "accountName", "accountNumber", "bankName", "bankCode"] as const;
-const FIAT_SHAPE = [...COMMON, "bankName", "accountNumber", "routingNumber", "accountHolderName", "accountHolderType", "bankAddress"] as const;
+const NGN_SHAPE = [...COMMON, "accountName", "accountNumber", "bankName", "bankCode"] as const satisfies readonly (keyof ResultOf<typeof VirtualAccountFields>)[];
+const FIAT_SHAPE = [...COMMON, "bankName", "accountNumber", "routingNumber", "accountHolderName", "accountHolderType", "bankAddress"] as const satisfies readonly (keyof ResultOf<typeof VirtualAccountFields>)[];
 
 const common = {
   id: doc.id,
@@ -32,24 +33,29 @@ export const VirtualAccount = z.union([
 ]);
 
 /** Every field of both shapes; the body keeps those of the account's currency. */
-export const VIRTUAL_ACCOUNT_FIELDS = [...new Set([...NGN_SHAPE, ...FIAT_SHAPE])].join(" ");
+export const VirtualAccountFields = graphql(`
+  fragment VirtualAccountFields on VirtualAccount {
+    id userId currency createdAt destinationAsset destinationNetwork destinationAddress
+    accountName accountNumber bankName bankCode routingNumber accountHolderName accountHolderType bankAddress
+  }
+`);
 
 /** The contract's virtual account: the NGN shape for NGN, the bank shape otherwise. */
 export function virtualAccountBody(account: Record<string, unknown>) {
   return pickKeys(account, account.currency === "NGN" ? NGN_SHAPE : FIAT_SHAPE);
 }
 
-export const virtualAccountRoutes: Route[] = [
-  {
+export const virtualAccountRoutes = [
+  route({
     method: "POST",
     path: "/v1/virtual-account/:currency",
-    operation: `mutation ($input: CreateVirtualAccountInput!) { createVirtualAccount(input: $input) { ${VIRTUAL_ACCOUNT_FIELDS} } }`,
+    operation: graphql(`mutation ($input: CreateVirtualAccountInput!) { createVirtualAccount(input: $input) { ...VirtualAccountFields } }`, [VirtualAccountFields]),
     variables: ({ params, body }) => ({
       input: {
-        currency: params.currency,
+        currency: code(params.currency),
         userId: body.userId,
-        destinationAsset: body.destinationAsset,
-        destinationNetwork: body.destinationNetwork,
+        destinationAsset: code(body.destinationAsset),
+        destinationNetwork: code(body.destinationNetwork),
         address: body.address,
       },
     }),
@@ -62,5 +68,5 @@ export const virtualAccountRoutes: Route[] = [
       response: VirtualAccount,
       errors: ["NOT_FOUND", "PROVIDER_ERROR"],
     },
-  },
+  }),
 ];

@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { graphql } from "../../graphql/typed.js";
 import { doc } from "../docs.js";
-import type { Route } from "../route.js";
+import { route } from "../route.js";
 
-const WALLET = "id userId clientId walletId addressId address blockchain createdAt updatedAt";
+const WalletFields = graphql(`fragment WalletFields on Wallet { id userId clientId walletId addressId address blockchain createdAt updatedAt }`);
 const Wallet = z.object({
   id: doc.id,
   userId: doc.id,
@@ -15,11 +16,11 @@ const Wallet = z.object({
   updatedAt: doc.timestamp,
 });
 
-export const walletRoutes: Route[] = [
-  {
+export const walletRoutes = [
+  route({
     method: "POST",
     path: "/v1/wallet",
-    operation: `mutation ($userId: ID!) { createWallet(userId: $userId) { ${WALLET} } }`,
+    operation: graphql(`mutation ($userId: ID!) { createWallet(userId: $userId) { ...WalletFields } }`, [WalletFields]),
     variables: ({ body }) => ({ userId: body.userId }),
     result: (data) => data.createWallet,
     docs: {
@@ -28,13 +29,13 @@ export const walletRoutes: Route[] = [
       response: Wallet,
       errors: ["NOT_FOUND", "PROVIDER_ERROR"],
     },
-  },
-  {
+  }),
+  route({
     method: "GET",
     path: "/v1/wallet/:userId",
-    operation: `query ($userId: ID!) { wallet(userId: $userId) { ${WALLET} } }`,
+    operation: graphql(`query ($userId: ID!) { wallet(userId: $userId) { ...WalletFields } }`, [WalletFields]),
     variables: ({ params }) => ({ userId: params.userId }),
     result: (data) => data.wallet,
     docs: { summary: "Get the user's wallet", params: doc.userParam, response: Wallet, errors: ["NOT_FOUND"] },
-  },
+  }),
 ];

@@ -1,13 +1,15 @@
 import { z } from "zod";
+import { graphql } from "../../graphql/typed.js";
 import { EVENT_TYPES } from "../../events/types.js";
 import { EndpointInput } from "../../webhook-endpoints/service.js";
 import { doc } from "../docs.js";
 import { pickKeys } from "../pick-keys.js";
-import { integer, type Route } from "../route.js";
+import { found, integer, route } from "../route.js";
 
-const ENDPOINT = ["id", "url", "events", "description", "enabled", "createdAt"] as const;
-const ENDPOINT_FIELDS = ENDPOINT.join(" ");
-const ATTEMPT_FIELDS = "id eventId attempt status succeeded error durationMs createdAt nextAttemptAt";
+const EndpointFields = graphql(`fragment EndpointFields on WebhookEndpoint { id url events description enabled createdAt }`);
+const AttemptFields = graphql(`
+  fragment AttemptFields on WebhookDeliveryAttempt { id eventId attempt status succeeded error durationMs createdAt nextAttemptAt }
+`);
 
 /** The endpoint with its secret, in the order of the answer to a creation. */
 const withSecret = (endpoint: Record<string, unknown>) => pickKeys(endpoint, ["id", "url", "events", "description", "enabled", "secret", "createdAt"]);
@@ -34,43 +36,43 @@ const Attempt = z.object({
 });
 const endpointParam = { id: "the endpoint's id (UUID)" };
 
-export const webhookEndpointRoutes: Route[] = [
-  {
+export const webhookEndpointRoutes = [
+  route({
     method: "POST",
     path: "/v1/webhook-endpoints",
-    operation: `mutation ($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { ${ENDPOINT_FIELDS} secret } }`,
+    operation: graphql(`mutation ($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { ...EndpointFields secret } }`, [EndpointFields]),
     variables: ({ body }) => ({ input: { url: body.url, events: body.events, description: body.description } }),
     result: (data) => withSecret(data.createWebhookEndpoint),
     status: 201,
     docs: { summary: "Register a webhook endpoint (all event types when events is omitted)", body: EndpointInput, response: EndpointWithSecret },
-  },
-  {
+  }),
+  route({
     method: "GET",
     path: "/v1/webhook-endpoints",
-    operation: `query { webhookEndpoints { ${ENDPOINT_FIELDS} } }`,
+    operation: graphql(`query { webhookEndpoints { ...EndpointFields } }`, [EndpointFields]),
     result: (data) => ({ data: data.webhookEndpoints }),
     docs: { summary: "List the client's webhook endpoints (no secrets)", response: z.object({ data: z.array(Endpoint) }) },
-  },
-  {
+  }),
+  route({
     method: "GET",
     path: "/v1/webhook-endpoints/:id",
-    operation: `query ($id: ID!) { webhookEndpoint(id: $id) { ${ENDPOINT_FIELDS} } }`,
+    operation: graphql(`query ($id: ID!) { webhookEndpoint(id: $id) { ...EndpointFields } }`, [EndpointFields]),
     variables: ({ params }) => ({ id: params.id }),
     result: (data) => data.webhookEndpoint,
     docs: { summary: "One webhook endpoint (no secret)", params: endpointParam, response: Endpoint, errors: ["NOT_FOUND"] },
-  },
-  {
+  }),
+  route({
     method: "DELETE",
     path: "/v1/webhook-endpoints/:id",
-    operation: `mutation ($id: ID!) { deleteWebhookEndpoint(id: $id) { id deleted } }`,
+    operation: graphql(`mutation ($id: ID!) { deleteWebhookEndpoint(id: $id) { id deleted } }`),
     variables: ({ params }) => ({ id: params.id }),
     result: (data) => data.deleteWebhookEndpoint,
     docs: { summary: "Delete a webhook endpoint", params: endpointParam, response: z.object({ id: doc.id, deleted: z.literal(true) }), errors: ["NOT_FOUND"] },
-  },
-  {
+  }),
+  route({
     method: "POST",
     path: "/v1/webhook-endpoints/:id/rotate-secret",
-    operation: `mutation ($id: ID!) { rotateWebhookEndpointSecret(id: $id) { ${ENDPOINT_FIELDS} secret } }`,
+    operation: graphql(`mutation ($id: ID!) { rotateWebhookEndpointSecret(id: $id) { ...EndpointFields secret } }`, [EndpointFields]),
     variables: ({ params }) => ({ id: params.id }),
     result: (data) => withSecret(data.rotateWebhookEndpointSecret),
     docs: {
@@ -80,13 +82,13 @@ export const webhookEndpointRoutes: Route[] = [
       response: EndpointWithSecret,
       errors: ["NOT_FOUND"],
     },
-  },
-  {
+  }),
+  route({
     method: "GET",
     path: "/v1/webhook-endpoints/:id/deliveries",
-    operation: `query ($id: ID!, $limit: Int) { webhookEndpoint(id: $id) { deliveries(limit: $limit) { ${ATTEMPT_FIELDS} } } }`,
+    operation: graphql(`query ($id: ID!, $limit: Int) { webhookEndpoint(id: $id) { deliveries(limit: $limit) { ...AttemptFields } } }`, [AttemptFields]),
     variables: ({ params, query }) => ({ id: params.id, limit: integer(query.limit) }),
-    result: (data) => ({ data: data.webhookEndpoint.deliveries }),
+    result: (data) => ({ data: found(data.webhookEndpoint).deliveries }),
     docs: {
       summary: "Delivery attempts to an endpoint, newest first",
       params: endpointParam,
@@ -94,11 +96,11 @@ export const webhookEndpointRoutes: Route[] = [
       response: z.object({ data: z.array(Attempt) }),
       errors: ["NOT_FOUND"],
     },
-  },
-  {
+  }),
+  route({
     method: "POST",
     path: "/v1/events/:id/resend",
-    operation: `mutation ($id: ID!, $endpointId: ID) { resendEvent(id: $id, endpointId: $endpointId) { id eventId endpointId nextAttemptAt } }`,
+    operation: graphql(`mutation ($id: ID!, $endpointId: ID) { resendEvent(id: $id, endpointId: $endpointId) { id eventId endpointId nextAttemptAt } }`),
     variables: ({ params, body }) => ({ id: params.id, endpointId: body.endpointId }),
     result: (data) => ({ data: data.resendEvent }),
     status: 202,
@@ -109,5 +111,5 @@ export const webhookEndpointRoutes: Route[] = [
       response: z.object({ data: z.array(z.object({ id: doc.id, eventId: z.string(), endpointId: doc.id, nextAttemptAt: doc.timestamp })) }),
       errors: ["NOT_FOUND"],
     },
-  },
+  }),
 ];

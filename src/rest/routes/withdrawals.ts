@@ -1,11 +1,14 @@
 import { z } from "zod";
+import { graphql, type ResultOf } from "../../graphql/typed.js";
 import { BankWithdrawal, NgnWithdrawal, UsdcWithdrawal } from "../../withdrawals/validation.js";
 import { doc, withAmount } from "../docs.js";
 import { pickKeys } from "../pick-keys.js";
-import { integer, withNumbers, type Route } from "../route.js";
+import { code, found, integer, withNumbers, route } from "../route.js";
 
-const RECORD = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "createdAt", "updatedAt"] as const;
-const WITHDRAWAL_FIELDS = RECORD.join(" ");
+const RECORD = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "createdAt", "updatedAt"] as const satisfies readonly (keyof ResultOf<typeof WithdrawalFields>)[];
+const WithdrawalFields = graphql(`
+  fragment WithdrawalFields on Withdrawal { reference userId type currency amount fee status destination failureReason createdAt updatedAt }
+`);
 
 const Withdrawal = z.object({
   reference: z.string(),
@@ -28,12 +31,12 @@ export const withdrawalBody = (withdrawal: Record<string, unknown>) => withNumbe
 /** The contract's legacy behaviour: insufficient funds on any withdrawal path is a 500 {error, details}. */
 const LEGACY_FUNDS_ERROR = { INSUFFICIENT_FUNDS: { status: 500 } } as const;
 
-export const withdrawalRoutes: Route[] = [
-  {
+export const withdrawalRoutes = [
+  route({
     method: "GET",
     path: "/v1/withdrawal/currencies",
-    operation: `query { supportedWithdrawalCurrencies { code name } }`,
-    result: (data: { supportedWithdrawalCurrencies: { code: string; name: string }[] }) => ({
+    operation: graphql(`query { supportedWithdrawalCurrencies { code name } }`),
+    result: (data) => ({
       supportedCurrencies: data.supportedWithdrawalCurrencies.map((c) => c.code),
       description: Object.fromEntries(data.supportedWithdrawalCurrencies.map((c) => [c.code, c.name])),
     }),
@@ -41,14 +44,14 @@ export const withdrawalRoutes: Route[] = [
       summary: "Currencies of bank withdrawals",
       response: z.object({ supportedCurrencies: z.array(z.string()), description: z.record(z.string(), z.string()) }),
     },
-  },
-  {
+  }),
+  route({
     method: "POST",
     path: "/v1/withdrawal/:currency",
-    operation: `mutation ($input: WithdrawToBankInput!) { withdrawToBank(input: $input) { reference currency amount status } }`,
+    operation: graphql(`mutation ($input: WithdrawToBankInput!) { withdrawToBank(input: $input) { reference currency amount status } }`),
     variables: ({ params, body }) => ({
       input: {
-        currency: params.currency,
+        currency: code(params.currency),
         userId: body.userId,
         firstName: body.firstName,
         lastName: body.lastName,
@@ -81,11 +84,11 @@ export const withdrawalRoutes: Route[] = [
       }),
       errors: ["NOT_FOUND", "INSUFFICIENT_FUNDS"],
     },
-  },
-  {
+  }),
+  route({
     method: "POST",
     path: "/v1/withdrawals/ngn",
-    operation: `mutation ($input: WithdrawNgnInput!) { withdrawNgn(input: $input) { ${WITHDRAWAL_FIELDS} } }`,
+    operation: graphql(`mutation ($input: WithdrawNgnInput!) { withdrawNgn(input: $input) { ...WithdrawalFields } }`, [WithdrawalFields]),
     variables: ({ body }) => ({
       input: {
         userId: body.userId,
@@ -105,13 +108,13 @@ export const withdrawalRoutes: Route[] = [
       response: Withdrawal,
       errors: ["NOT_FOUND", "INSUFFICIENT_FUNDS"],
     },
-  },
-  {
+  }),
+  route({
     method: "POST",
     path: "/v1/withdrawals/usdc",
-    operation: `mutation ($input: WithdrawUsdcInput!) { withdrawUsdc(input: $input) { ${WITHDRAWAL_FIELDS} } }`,
+    operation: graphql(`mutation ($input: WithdrawUsdcInput!) { withdrawUsdc(input: $input) { ...WithdrawalFields } }`, [WithdrawalFields]),
     variables: ({ body }) => ({
-      input: { userId: body.userId, amount: body.amount, walletAddress: body.walletAddress, network: body.network, chainId: body.chainId },
+      input: { userId: body.userId, amount: body.amount, walletAddress: body.walletAddress, network: code(body.network), chainId: body.chainId },
     }),
     result: (data) => withdrawalBody(data.withdrawUsdc),
     errors: LEGACY_FUNDS_ERROR,
@@ -121,13 +124,13 @@ export const withdrawalRoutes: Route[] = [
       response: Withdrawal,
       errors: ["NOT_FOUND", "INSUFFICIENT_FUNDS"],
     },
-  },
-  {
+  }),
+  route({
     method: "GET",
     path: "/v1/withdrawals/user/:userId",
-    operation: `query ($id: ID!, $page: Int, $limit: Int) { user(id: $id) { withdrawals(page: $page, limit: $limit) { ${WITHDRAWAL_FIELDS} } } }`,
+    operation: graphql(`query ($id: ID!, $page: Int, $limit: Int) { user(id: $id) { withdrawalsPage(page: $page, limit: $limit) { ...WithdrawalFields } } }`, [WithdrawalFields]),
     variables: ({ params, query }) => ({ id: params.userId, page: integer(query.page), limit: integer(query.limit) }),
-    result: (data) => data.user.withdrawals.map(withdrawalBody),
+    result: (data) => found(data.user).withdrawalsPage.map(withdrawalBody),
     docs: {
       summary: "The user's withdrawals, newest first",
       params: doc.userParam,
@@ -135,30 +138,30 @@ export const withdrawalRoutes: Route[] = [
       response: z.array(Withdrawal),
       errors: ["NOT_FOUND"],
     },
-  },
-  {
+  }),
+  route({
     method: "GET",
     path: "/v1/withdrawals/:reference",
-    operation: `query ($reference: String!) { withdrawal(reference: $reference) { ${WITHDRAWAL_FIELDS} } }`,
+    operation: graphql(`query ($reference: ID!) { withdrawal(reference: $reference) { ...WithdrawalFields } }`, [WithdrawalFields]),
     variables: ({ params }) => ({ reference: params.reference }),
-    result: (data) => withdrawalBody(data.withdrawal),
+    result: (data) => withdrawalBody(found(data.withdrawal)),
     docs: { summary: "A withdrawal's status", params: REFERENCE, response: Withdrawal, errors: ["NOT_FOUND"] },
-  },
+  }),
 ];
 
-export const sandboxWithdrawalRoutes: Route[] = [
-  {
+export const sandboxWithdrawalRoutes = [
+  route({
     method: "POST",
     path: "/v1/sandbox/withdrawals/:reference/complete",
-    operation: `mutation ($reference: String!) { completeWithdrawal(reference: $reference) { ${WITHDRAWAL_FIELDS} } }`,
+    operation: graphql(`mutation ($reference: ID!) { completeWithdrawal(reference: $reference) { ...WithdrawalFields } }`, [WithdrawalFields]),
     variables: ({ params }) => ({ reference: params.reference }),
     result: (data) => withdrawalBody(data.completeWithdrawal),
     docs: { summary: "Sandbox: the payout succeeds", params: REFERENCE, response: Withdrawal, errors: ["NOT_FOUND", "CONFLICT"] },
-  },
-  {
+  }),
+  route({
     method: "POST",
     path: "/v1/sandbox/withdrawals/:reference/fail",
-    operation: `mutation ($reference: String!, $reason: String) { failWithdrawal(reference: $reference, reason: $reason) { ${WITHDRAWAL_FIELDS} } }`,
+    operation: graphql(`mutation ($reference: ID!, $reason: String) { failWithdrawal(reference: $reference, reason: $reason) { ...WithdrawalFields } }`, [WithdrawalFields]),
     variables: ({ params, body }) => ({ reference: params.reference, reason: body.reason }),
     result: (data) => withdrawalBody(data.failWithdrawal),
     docs: {
@@ -168,5 +171,5 @@ export const sandboxWithdrawalRoutes: Route[] = [
       response: Withdrawal,
       errors: ["NOT_FOUND", "CONFLICT"],
     },
-  },
+  }),
 ];
