@@ -12,6 +12,7 @@ import { accessLog, requestScope } from "./http/access-log.js";
 import { readBody } from "./http/body.js";
 import { errorHandler, notFoundRoute } from "./http/errors.js";
 import { IdempotencyRecords } from "./pipeline/idempotency-records.js";
+import { OpenStreams } from "./pipeline/open-streams.js";
 import { RateLimits } from "./pipeline/rate-limits.js";
 import { httpRequestInfo } from "./pipeline/request-info.js";
 import type { Logger } from "./logger.js";
@@ -81,6 +82,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     },
     redis,
   );
+  const streams = new OpenStreams({ perIp: config.websocket.connectionsPerIp, perClient: config.websocket.connectionsPerClient });
   const yoga = createGraphQLServer({
     prisma: db.prisma,
     services,
@@ -88,6 +90,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     graphiql: config.env !== "production",
     introspection: config.introspection,
     rateLimits,
+    streams,
     idempotency: new IdempotencyRecords({ prisma: db.prisma, encryptionKey: config.encryptionKey }),
     metrics,
   });
@@ -125,6 +128,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     services,
     watch: services.credentialWatch,
     limits: config.websocket,
+    streams,
     clientIp: (request) => proxyAddr(request, trustedProxy),
     logger,
   });

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { request } from "node:http";
 import WebSocket from "ws";
 import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
 import { createUser, rest, type HttpResult } from "./support/http.js";
@@ -59,6 +60,19 @@ function rawSocket(server: TestServer, headers: Record<string, string>): Promise
   });
 }
 
+/** An SSE subscription over a plain socket, so that hanging up really closes the connection. */
+function openSse(server: TestServer, headers: Record<string, string>): Promise<{ status: number; hangUp(): void }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${server.url}/graphql`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json", accept: "text/event-stream" },
+    });
+    req.once("response", (res) => resolve({ status: res.statusCode ?? 0, hangUp: () => req.destroy() }));
+    req.once("error", reject);
+    req.end(JSON.stringify({ query: "subscription { depositUpdated { id } }" }));
+  });
+}
+
 const closeCodeOf = (socket: WebSocket) => new Promise<number>((resolve) => socket.once("close", (code) => resolve(code)));
 
 describe("websocket limits", () => {
@@ -89,6 +103,26 @@ describe("websocket limits", () => {
     await Promise.all([first.run({ query: "{ __typename }" }), second.run({ query: "{ __typename }" })]);
     const third = connect(limited, params, fromIp());
     expect(await third.closed).toBe(4429);
+  });
+
+  it("counts SSE streams against the same caps as websockets: a third from one address is 429, and one that hangs up makes room", async () => {
+    const tenant = await newTenant(limited);
+    const ip = fromIp();
+    const [first, second] = [await openSse(limited, { ...tenant.headers, ...ip }), await openSse(limited, { ...tenant.headers, ...ip })];
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const third = await openSse(limited, { ...tenant.headers, ...ip });
+    expect(third.status).toBe(429);
+    third.hangUp();
+    expect((await rawSocket(limited, ip)).refusedWith).toBe(429);
+    first.hangUp();
+    // Another client from the address (this one has used its operations for the minute).
+    const other = await newTenant(limited);
+    await expect.poll(async () => {
+      const again = await openSse(limited, { ...other.headers, ...ip });
+      again.hangUp();
+      return again.status;
+    }).toBe(200);
+    second.hangUp();
   });
 
   it("refuses a third concurrent operation on one connection (WS_MAX_OPERATIONS_PER_CONNECTION=2)", async () => {

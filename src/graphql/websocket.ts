@@ -6,6 +6,7 @@ import { CloseCode } from "graphql-ws";
 import { useServer } from "graphql-ws/use/ws";
 import { credentialsFromConnectionParams } from "../auth/credentials.js";
 import type { CredentialWatch } from "../auth/credential-watch.js";
+import type { OpenStreams } from "../pipeline/open-streams.js";
 import { websocketRequestInfo } from "../pipeline/request-info.js";
 import { inRequestScope, type Logger } from "../logger.js";
 import type { Services } from "../services.js";
@@ -18,7 +19,7 @@ export const CREDENTIAL_ENDED = CloseCode.Unauthorized;
 /** Close code for a connection over its caller's connection cap. */
 export const TOO_MANY_CONNECTIONS = 4429;
 
-export type WebSocketLimits = { connectionsPerIp: number; connectionsPerClient: number; subscriptionsPerConnection: number };
+export type WebSocketLimits = { subscriptionsPerConnection: number };
 
 type EnvelopedRoot = {
   execute: (args: ExecutionArgs) => unknown;
@@ -47,25 +48,23 @@ export function attachWebSocketServer(
     services: Services;
     watch: CredentialWatch;
     limits: WebSocketLimits;
+    streams: OpenStreams;
     clientIp: (request: IncomingMessage) => string;
     logger: Logger;
   },
 ) {
-  const connectionsPerIp = new Counter();
-  const connectionsPerClient = new Counter();
   const wsServer = new WebSocketServer({
     server: httpServer,
     path: yoga.graphqlEndpoint,
     maxPayload: MAX_FRAME_BYTES,
     verifyClient: ({ req }, accept) => {
-      const allowed = connectionsPerIp.count(deps.clientIp(req)) < deps.limits.connectionsPerIp;
+      const allowed = deps.streams.hasRoomForIp(deps.clientIp(req));
       accept(allowed, allowed ? undefined : 429, allowed ? undefined : "Too many connections from this address");
     },
   });
   wsServer.on("connection", (socket, request) => {
     const ip = deps.clientIp(request);
-    connectionsPerIp.add(ip);
-    socket.once("close", () => connectionsPerIp.remove(ip));
+    socket.once("close", deps.streams.openForIp(ip));
   });
 
   const disposable = useServer<Record<string, unknown> | undefined, ConnectionExtra>(
@@ -79,12 +78,11 @@ export function attachWebSocketServer(
         if (!credential) return false;
         // Closed while its credential was checked: onClose has already run, so nothing may be registered now.
         if (extra.socket.readyState !== extra.socket.OPEN) return false;
-        if (connectionsPerClient.count(credential.clientId) >= deps.limits.connectionsPerClient) {
+        if (!deps.streams.hasRoomForClient(credential.clientId)) {
           extra.socket.close(TOO_MANY_CONNECTIONS, "Too many connections for this client");
           return false;
         }
-        connectionsPerClient.add(credential.clientId);
-        extra.release = () => connectionsPerClient.remove(credential.clientId);
+        extra.release = deps.streams.openForClient(credential.clientId);
         extra.stopWatching = deps.watch.watch(credential, () => extra.socket.close(CREDENTIAL_ENDED, "Credential revoked or expired"));
         return true;
       },
@@ -152,23 +150,4 @@ function withoutHttp(error: GraphQLError): GraphQLError {
 
 function withoutHttpExtensions<T extends { errors?: readonly GraphQLError[] }>(result: T): T {
   return result.errors?.some((error) => error.extensions?.http) ? { ...result, errors: result.errors.map(withoutHttp) } : result;
-}
-
-/** Open connections per key (an address, a client). */
-class Counter {
-  private readonly counts = new Map<string, number>();
-
-  count(key: string): number {
-    return this.counts.get(key) ?? 0;
-  }
-
-  add(key: string) {
-    this.counts.set(key, this.count(key) + 1);
-  }
-
-  remove(key: string) {
-    const left = this.count(key) - 1;
-    if (left > 0) this.counts.set(key, left);
-    else this.counts.delete(key);
-  }
 }

@@ -8,6 +8,7 @@ import { useAdmission } from "../pipeline/admission.js";
 import type { IdempotencyRecords } from "../pipeline/idempotency-records.js";
 import { useIdempotency } from "../pipeline/idempotency.js";
 import { useListAwareCost, useStaticQueryLimits } from "../pipeline/query-limits.js";
+import { useSseStreamCaps, type OpenStreams } from "../pipeline/open-streams.js";
 import type { RateLimits } from "../pipeline/rate-limits.js";
 import type { TransportContext } from "../pipeline/request-info.js";
 import { useStreamLifetime } from "../pipeline/stream-lifetime.js";
@@ -34,6 +35,7 @@ export function createGraphQLServer(options: {
   introspection: boolean;
   metrics: Metrics;
   rateLimits: RateLimits;
+  streams: OpenStreams;
   idempotency: IdempotencyRecords;
 }): Yoga {
   const { services, logger, introspection } = options;
@@ -55,6 +57,7 @@ export function createGraphQLServer(options: {
       useTextInputRule(logger),
       useListAwareCost(logger),
       useIdempotency({ records: options.idempotency, services, logger }),
+      useSseStreamCaps({ streams: options.streams, services, logger }),
       useStreamLifetime({ watch: services.credentialWatch, services }),
       graphqlMetrics(options.metrics.registry),
       sseEventIds(),
