@@ -105,7 +105,7 @@ export function connectWs(
   };
 }
 
-const seconds = (offset: number) => Math.floor(Date.now() / 1000) + offset;
+export const secondsFromNow = (offset: number) => Math.floor(Date.now() / 1000) + offset;
 
 /** A JWT for a real session row, signed with the server's secret; the session and the token can be given their own ends. */
 export async function craftSessionToken(
@@ -121,12 +121,10 @@ export async function craftSessionToken(
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(clientId)
     .setJti(sessionId)
-    .setIssuedAt(seconds(-60))
-    .setExpirationTime(options.exp ?? seconds(3600))
+    .setIssuedAt(secondsFromNow(-60))
+    .setExpirationTime(options.exp ?? secondsFromNow(3600))
     .sign(new TextEncoder().encode(server.app.services.config.jwtSecret));
 }
-
-export const secondsFromNow = seconds;
 
 /** Every row of every table of the public schema, as JSON text: what an attacker with a database dump would read. */
 export async function dumpDatabase(server: TestServer): Promise<string> {
