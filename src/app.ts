@@ -8,7 +8,7 @@ import type { Config } from "./config.js";
 import { embeddedDataDir, openDatabase, type Database } from "./db/database.js";
 import { createGraphQLServer } from "./graphql/yoga.js";
 import { attachWebSocketServer } from "./graphql/websocket.js";
-import { accessLog, requestScope } from "./http/access-log.js";
+import { accessLog } from "./http/access-log.js";
 import { readBody } from "./http/body.js";
 import { errorHandler, notFoundRoute } from "./http/errors.js";
 import { IdempotencyRecords } from "./pipeline/idempotency-records.js";
@@ -106,7 +106,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     const ready = await db.ping();
     res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "database unavailable" });
   });
-  app.use(accessLog(logger), requestScope);
+  app.use(accessLog(logger));
   app.use(developerRouter(restRoutes, { introspection: config.introspection }));
   // Before the body reader: webhook signatures cover the raw body.
   app.use(webhookRouter(services.webhooks, rateLimits));

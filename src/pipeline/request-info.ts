@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Request } from "express";
-import "pino-http";
 import { credentialsFrom, credentialsFromConnectionParams, type Credentials } from "../auth/credentials.js";
 
 /** How an operation reached the server. Every transport runs the same pipeline; a few rules differ by transport. */
@@ -39,7 +38,7 @@ export function httpRequestInfo(req: Request, transport: "graphql-http" | "rest"
     transport,
     credentials: credentialsFrom(req.headers),
     ip: req.ip ?? "unknown",
-    requestId: typeof req.id === "string" ? req.id : requestIdOf(req),
+    requestId: req.requestId ?? requestIdOf(req),
     idempotencyKey: req.get("idempotency-key"),
   };
 }
