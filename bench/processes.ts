@@ -22,10 +22,12 @@ export function startProcess(entry: string, env: Record<string, string>, nodeArg
     const lines = createInterface({ input: child.stdout! });
     const timer = setTimeout(() => reject(new Error(`${entry} did not start in 60 s`)), 60_000);
     child.once("exit", (code) => reject(new Error(`${entry} exited with ${code}`)));
-    lines.on("line", (line) => {
+    // Only until the start line: the bench must not spend its own CPU parsing the server's access log.
+    const onLine = (line: string) => {
       try {
         const { url } = JSON.parse(line) as { url?: string };
         if (!url) return;
+        lines.off("line", onLine);
         clearTimeout(timer);
         resolve({
           url: url.replace("localhost", "127.0.0.1"),
@@ -40,6 +42,7 @@ export function startProcess(entry: string, env: Record<string, string>, nodeArg
       } catch {
         // not a JSON log line
       }
-    });
+    };
+    lines.on("line", onLine);
   });
 }

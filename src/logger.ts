@@ -37,10 +37,16 @@ export function inRequestScope<T>(requestId: string, work: () => T): T {
 /** The id of the request being handled, if any (for error bodies that quote it). */
 export const currentRequestId = (): string | undefined => requestScope.getStore()?.requestId;
 
+/**
+ * JSON lines to `destination`, by default standard output written asynchronously: lines that arrive
+ * while a write is in flight go out together in the next one, instead of one blocking write per
+ * line (the access log writes a line per request). What is buffered is flushed when the process
+ * exits, even on an uncaught exception; only a kill -9 can lose the last lines.
+ */
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return pino(
     { level, redact: { paths: REDACTED_PATHS, censor: "[redacted]" }, base: undefined, mixin: () => requestScope.getStore() ?? {} },
-    destination ?? process.stdout,
+    destination ?? pino.destination({ dest: 1, sync: false }),
   );
 }
 
