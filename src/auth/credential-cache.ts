@@ -16,6 +16,8 @@ const MAX_ENTRIES = 10_000;
  */
 export class CredentialCache {
   private readonly entries = new Map<string, { credential: AuthenticatedClient; until: number }>();
+  private readonly verifying = new Map<string, { lookup: Promise<AuthenticatedClient>; revocationsBefore: number }>();
+  private revocationCount = 0;
   private readonly revocations: AsyncIterableIterator<CredentialRevokedEvent>;
 
   constructor(private readonly deps: { events: Events; logger: Logger; ttlMs: number }) {
@@ -30,10 +32,27 @@ export class CredentialCache {
     const cached = this.entries.get(key);
     if (cached && cached.until > now && (!cached.credential.expiresAt || cached.credential.expiresAt.getTime() > now)) return cached.credential;
     this.entries.delete(key);
-    const credential = await verify();
-    if (this.entries.size >= MAX_ENTRIES) this.prune(now);
-    this.entries.set(key, { credential, until: now + Math.min(this.deps.ttlMs, MAX_CREDENTIAL_CACHE_MS) });
-    return credential;
+    // One lookup per expiry, not one per request in flight when the entry lapses (50 at once under
+    // load); a lookup begun before the latest revocation is not joined.
+    const inFlight = this.verifying.get(key);
+    if (inFlight && inFlight.revocationsBefore === this.revocationCount) return inFlight.lookup;
+    return this.verifyOnce(key, now, verify);
+  }
+
+  private async verifyOnce(key: string, now: number, verify: () => Promise<AuthenticatedClient>): Promise<AuthenticatedClient> {
+    const revocationsBefore = this.revocationCount;
+    const lookup = verify();
+    this.verifying.set(key, { lookup, revocationsBefore });
+    try {
+      const credential = await lookup;
+      // A revocation heard while the lookup ran may concern it: the answer is used once, never kept.
+      if (this.revocationCount !== revocationsBefore) return credential;
+      if (this.entries.size >= MAX_ENTRIES) this.prune(now);
+      this.entries.set(key, { credential, until: now + Math.min(this.deps.ttlMs, MAX_CREDENTIAL_CACHE_MS) });
+      return credential;
+    } finally {
+      if (this.verifying.get(key)?.lookup === lookup) this.verifying.delete(key);
+    }
   }
 
   /** Called once a revocation or logout has committed: forgets the credential here and tells every instance. */
@@ -56,6 +75,7 @@ export class CredentialCache {
   }
 
   private drop(credentialId: string) {
+    this.revocationCount++;
     for (const [key, entry] of this.entries) if (entry.credential.credentialId === credentialId) this.entries.delete(key);
   }
 
