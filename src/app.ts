@@ -23,11 +23,11 @@ import { openEventBus } from "./pubsub/bus.js";
 import { restRouter } from "./rest/router.js";
 import { routes, sandboxRoutes } from "./rest/routes/index.js";
 import { createServices, type Services } from "./services.js";
-import { developerRouter } from "./developer/router.js";
+import { mountDeveloperPages } from "./developer/router.js";
 import { httpMetrics, metricsEndpoint, observeServer } from "./metrics/http.js";
 import { createMetrics } from "./metrics/metrics.js";
 import { startDepositSettler, type DepositSettler } from "./sandbox/settler.js";
-import { webhookRouter } from "./webhooks/router.js";
+import { mountWebhooks } from "./webhooks/router.js";
 
 export type App = {
   /** Listens on config.port (0 picks a free port); resolves to the base URL. */
@@ -98,6 +98,8 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
   const restRoutes = config.sandbox ? [...routes, ...sandboxRoutes] : routes;
   const app = express();
   app.disable("x-powered-by");
+  // Every response is per caller and usually changes with the next write: no body hash on each one.
+  app.disable("etag");
   app.set("trust proxy", config.trustProxy);
   app.use(httpMetrics(metrics));
   app.get("/metrics", metricsEndpoint(metrics, config.metricsToken));
@@ -107,9 +109,9 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "database unavailable" });
   });
   app.use(accessLog(logger));
-  app.use(developerRouter(restRoutes, { introspection: config.introspection }));
+  mountDeveloperPages(app, restRoutes, { introspection: config.introspection });
   // Before the body reader: webhook signatures cover the raw body.
-  app.use(webhookRouter(services.webhooks, rateLimits));
+  mountWebhooks(app, services.webhooks, rateLimits);
   app.use(["/v1", "/graphql"], readBody());
   app.use("/graphql", (req, res) => void yoga.handle(req, res, { requestInfo: httpRequestInfo(req, "graphql-http") }));
   app.use(restRouter(restRoutes, yoga));

@@ -1,4 +1,4 @@
-import { Router } from "express";
+import type { Express } from "express";
 import { printedSchema } from "../graphql/printed-schema.js";
 import { openApiDocument } from "../rest/openapi.js";
 import type { Route } from "../rest/route.js";
@@ -9,12 +9,10 @@ import { referencePage } from "./reference-page.js";
  * What an integrator reads: the OpenAPI document, its reference page, and the printed GraphQL schema
  * (only while introspection is on: with it off, the schema is not published here either).
  */
-export function developerRouter(routes: readonly Route[], options: { introspection: boolean }): Router {
+export function mountDeveloperPages(app: Express, routes: readonly Route[], options: { introspection: boolean }) {
   const document = JSON.stringify(openApiDocument([...routes, webhookEndpoint]));
   const sdl = printedSchema();
-  const router = Router();
-  router.get("/v1/openapi.json", (_req, res) => void res.type("application/json").send(document));
-  if (options.introspection) router.get("/graphql/schema.graphql", (_req, res) => void res.type("text/plain").send(sdl));
-  router.use("/docs", referencePage());
-  return router;
+  app.get("/v1/openapi.json", (_req, res) => void res.type("application/json").send(document));
+  if (options.introspection) app.get("/graphql/schema.graphql", (_req, res) => void res.type("text/plain").send(sdl));
+  app.use("/docs", referencePage());
 }

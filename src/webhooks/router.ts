@@ -1,4 +1,4 @@
-import express, { Router } from "express";
+import express, { type Express } from "express";
 import { z } from "zod";
 import type { DocumentedEndpoint } from "../rest/docs.js";
 import { PROVIDER_EVENT } from "./events.js";
@@ -26,9 +26,8 @@ export const webhookEndpoint: DocumentedEndpoint = {
  * `POST /v1/webhooks/:provider`: a plain Express route (providers are not GraphQL clients), mounted
  * before the JSON parser because the signature covers the raw bytes of the body.
  */
-export function webhookRouter(webhooks: WebhookService, rateLimits: RateLimits): Router {
-  const router = Router();
-  router.post(WEBHOOK_PATH, express.raw({ type: () => true, limit: "100kb" }), async (req, res) => {
+export function mountWebhooks(app: Express, webhooks: WebhookService, rateLimits: RateLimits) {
+  app.post(WEBHOOK_PATH, express.raw({ type: () => true, limit: "100kb" }), async (req, res) => {
     await rateLimits.webhook(req.ip ?? "unknown");
     const { duplicate } = await webhooks.receive({
       provider: req.params.provider,
@@ -37,5 +36,4 @@ export function webhookRouter(webhooks: WebhookService, rateLimits: RateLimits):
     });
     res.json(duplicate ? { received: true, duplicate: true } : { received: true });
   });
-  return router;
 }
