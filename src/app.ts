@@ -6,6 +6,7 @@ import proxyAddr from "proxy-addr";
 import { serveAdminSocket } from "./admin/socket.js";
 import type { Config } from "./config.js";
 import { embeddedDataDir, openDatabase, type Database } from "./db/database.js";
+import { directJsonPost, ValidatedDocuments } from "./graphql/json-post.js";
 import { createGraphQLServer } from "./graphql/yoga.js";
 import { attachWebSocketServer } from "./graphql/websocket.js";
 import { accessLog } from "./http/access-log.js";
@@ -83,6 +84,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     redis,
   );
   const streams = new OpenStreams({ perIp: config.websocket.connectionsPerIp, perClient: config.websocket.connectionsPerClient });
+  const validatedDocuments = new ValidatedDocuments();
   const yoga = createGraphQLServer({
     prisma: db.prisma,
     services,
@@ -93,6 +95,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     streams,
     idempotency: new IdempotencyRecords({ prisma: db.prisma, encryptionKey: config.encryptionKey }),
     metrics,
+    validatedDocuments,
   });
 
   const restRoutes = config.sandbox ? [...routes, ...sandboxRoutes] : routes;
@@ -113,6 +116,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
   // Before the body reader: webhook signatures cover the raw body.
   mountWebhooks(app, services.webhooks, rateLimits);
   app.use(["/v1", "/graphql"], readBody());
+  app.post("/graphql", directJsonPost(yoga, validatedDocuments));
   app.use("/graphql", (req, res) => void yoga.handle(req, res, { requestInfo: httpRequestInfo(req, "graphql-http") }));
   app.use(restRouter(restRoutes, yoga));
   app.use(notFoundRoute);

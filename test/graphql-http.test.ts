@@ -106,6 +106,34 @@ describe("GraphQL over HTTP", () => {
   });
 });
 
+describe("a document seen before (answered without yoga's HTTP layer)", () => {
+  const comparable = (answer: Answer) => ({
+    status: answer.status,
+    contentType: answer.contentType,
+    body: JSON.stringify(answer.body).replaceAll(answer.headers.get("x-request-id")!, "<request id>"),
+  });
+  // Each test's documents end in a comment of their own: new text, so the first request is yoga's.
+  const USER = "query ($id: ID!) { user(id: $id) { id firstName } }";
+  const cases: [string, (t: { headers: Record<string, string>; userId: string }, tag: string) => [unknown, Record<string, string>]][] = [
+    ["data", (t, tag) => [{ query: USER + tag, variables: { id: t.userId } }, t.headers]],
+    ["a field error", (t, tag) => [{ query: USER + tag, variables: { id: crypto.randomUUID() } }, t.headers]],
+    ["a variable of the wrong type", (t, tag) => [{ query: USER + tag, variables: { id: { not: "an id" } } }, t.headers]],
+    ["a missing variable", (t, tag) => [{ query: USER + tag }, t.headers]],
+    ["no credential", (t, tag) => [{ query: USER + tag, variables: { id: t.userId } }, {}]],
+    ["a chosen operation", (t, tag) => [{ query: `query One { __typename } query Other { me { id } }${tag}`, operationName: "Other" }, t.headers]],
+  ];
+  for (const accept of [GRAPHQL_RESPONSE, "application/json", "*/*"]) {
+    it.each(cases)(`answers ${accept} with %s exactly as the first time`, async (_name, request) => {
+      const tenant = await newTenant(server);
+      const user = await post({ query: `mutation { createUser(input: { email: "${crypto.randomUUID()}@example.com", firstName: "Ada", lastName: "L", phoneNumber: "+14155552671", dob: "1990-01-01" }) { id } }` }, tenant.headers);
+      const [body, headers] = request({ headers: tenant.headers, userId: user.body.data.createUser.id }, ` # ${crypto.randomUUID()}`);
+      const first = await post(body, headers, accept);
+      const again = await post(body, headers, accept);
+      expect(comparable(again)).toEqual(comparable(first));
+    });
+  }
+});
+
 describe("error masking", () => {
   it("masks an unexpected error as INTERNAL without its message or stack", async () => {
     const res = await post({ query: `mutation { requestOtp(email: "masked@example.com") { message } }` });

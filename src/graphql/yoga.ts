@@ -16,6 +16,7 @@ import { useTextInputRule } from "../pipeline/text-input.js";
 import type { Services } from "../services.js";
 import { createContext, type Context } from "./context.js";
 import { maskError } from "./errors.js";
+import type { ValidatedDocuments } from "./json-post.js";
 import { sseEventIds } from "../events/sse.js";
 import { schema } from "./schema.js";
 
@@ -37,6 +38,7 @@ export function createGraphQLServer(options: {
   rateLimits: RateLimits;
   streams: OpenStreams;
   idempotency: IdempotencyRecords;
+  validatedDocuments: ValidatedDocuments;
 }): Yoga {
   const { services, logger, introspection } = options;
   return createYoga<TransportContext, Context>({
@@ -61,6 +63,7 @@ export function createGraphQLServer(options: {
       useStreamLifetime({ watch: services.credentialWatch, services }),
       graphqlMetrics(options.metrics.registry),
       sseEventIds(),
+      options.validatedDocuments.plugin(),
     ],
   });
 }
