@@ -85,6 +85,15 @@ describe("GraphQL over HTTP", () => {
     expect(res.body.data).toBeUndefined();
   });
 
+  it("quotes each request's own id in a validation error, also for a document that failed before", async () => {
+    const tenant = await newTenant(server);
+    const invalid = { query: `{ me { noSuchField } } # ${crypto.randomUUID()}` };
+    for (const res of [await post(invalid, tenant.headers), await post(invalid, tenant.headers)]) {
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0].extensions.requestId).toBe(res.headers.get("x-request-id"));
+    }
+  });
+
   it("answers a request without a query with 400", async () => {
     expect((await post({ variables: {} })).status).toBe(400);
   });

@@ -68,6 +68,16 @@ export function toApiError(appError: AppError, located?: GraphQLError): ApiError
   return new ApiError(appError.message, { nodes: located?.nodes, path: located?.path, extensions });
 }
 
+/**
+ * An error shaped for an earlier request, with this request's id instead. Validation results are
+ * cached per document, so the errors of a document that failed before are the ones shaped then.
+ */
+export function forThisRequest(error: GraphQLError): GraphQLError {
+  const requestId = currentRequestId();
+  if (!(error instanceof ApiError) || !requestId || error.extensions.requestId === requestId) return error;
+  return new ApiError(error.message, { nodes: error.nodes, path: error.path, extensions: { ...error.extensions, requestId } });
+}
+
 /** The code of an error that went through `maskError` (or is about to). */
 export function codeOf(error: GraphQLError): ErrorCode {
   const code = error.extensions?.code;

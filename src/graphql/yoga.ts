@@ -15,7 +15,7 @@ import { useStreamLifetime } from "../pipeline/stream-lifetime.js";
 import { useTextInputRule } from "../pipeline/text-input.js";
 import type { Services } from "../services.js";
 import { createContext, type Context } from "./context.js";
-import { maskError } from "./errors.js";
+import { forThisRequest, maskError } from "./errors.js";
 import type { ValidatedDocuments } from "./json-post.js";
 import { sseEventIds } from "../events/sse.js";
 import { schema } from "./schema.js";
@@ -68,11 +68,14 @@ export function createGraphQLServer(options: {
   });
 }
 
-/** Document validation errors go through the one mapping too (BAD_USER_INPUT, 400), whatever the transport. */
+/**
+ * Document validation errors go through the one mapping too (BAD_USER_INPUT, 400), whatever the
+ * transport, and quote the request they answer even when they come from the validation cache.
+ */
 function maskValidationErrors(logger: Logger): Plugin {
   return {
     onValidate: () => ({ result, setResult }) => {
-      if (result.length) setResult(result.map((error) => maskError(error, logger)));
+      if (result.length) setResult(result.map((error) => forThisRequest(maskError(error, logger))));
     },
   };
 }
