@@ -1,5 +1,5 @@
 import type { PrismaClient } from "./generated/prisma/client.js";
-import type { SqlReader } from "./db/database.js";
+import type { SqlDatabase } from "./db/sql.js";
 import type { Config } from "./config.js";
 import type { Logger } from "./logger.js";
 import type { Providers } from "./providers/index.js";
@@ -33,7 +33,7 @@ import { DeliveryWorker } from "./webhook-endpoints/worker.js";
 
 export type ServiceDeps = {
   prisma: PrismaClient;
-  sql: SqlReader;
+  sql: SqlDatabase;
   config: Config;
   logger: Logger;
   mailer: Mailer;

@@ -1,5 +1,6 @@
 import { Decimal } from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { prismaSql } from "../src/db/sql.js";
 import { inTransaction } from "../src/db/transaction.js";
 import { SandboxFxSource, type Currency, type FxSource } from "../src/providers/fx.js";
 import { startServer, newTenant, type Tenant, type TestServer } from "./support/server.js";
@@ -225,7 +226,7 @@ describe("prepareInTransaction (for deposit auto-conversion)", () => {
     const input = { clientId: tenant.clientId, userId, from: "NGN", to: "USDC", amount: "15352.50" };
     const result = await inTransaction(prisma, async (tx) => {
       const prepared = await conversion.prepareInTransaction(tx, input);
-      await ledger.post(tx, prepared.journal);
+      await ledger.post(prismaSql(tx), prepared.journal);
       return prepared;
     });
     // 15352.50 − fee 15.35 = 15337.15 NGN; / 1535.25 = 9.99000163 × 0.995 = 9.94005162 → 9.940051 USDC
@@ -236,7 +237,7 @@ describe("prepareInTransaction (for deposit auto-conversion)", () => {
 
     await expect(
       inTransaction(prisma, async (tx) => {
-        await ledger.post(tx, (await conversion.prepareInTransaction(tx, { ...input, from: "USDC", to: "USD", amount: "9" })).journal);
+        await ledger.post(prismaSql(tx), (await conversion.prepareInTransaction(tx, { ...input, from: "USDC", to: "USD", amount: "9" })).journal);
         throw new Error("the caller failed afterwards");
       }),
     ).rejects.toThrow(/caller failed/);

@@ -2,6 +2,7 @@ import { Decimal } from "decimal.js";
 import { z } from "zod";
 import type { Conversion, ConversionQuote, PrismaClient } from "../generated/prisma/client.js";
 import { inTransaction, type Tx } from "../db/transaction.js";
+import { prismaSql } from "../db/sql.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
 import { badInput } from "../errors.js";
@@ -102,7 +103,7 @@ export class ConversionService {
 
   private async record(tx: Tx, clientId: string, userId: string, terms: Terms, quoteId: string | null) {
     const { conversion, journal } = await this.create(tx, clientId, userId, terms, quoteId);
-    await this.deps.ledger.post(tx, journal);
+    await this.deps.ledger.post(prismaSql(tx), journal);
     return conversion;
   }
 

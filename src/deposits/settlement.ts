@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Decimal } from "decimal.js";
 import type { ConversionService } from "../conversion/service.js";
 import type { Tx } from "../db/transaction.js";
+import { prismaSql } from "../db/sql.js";
 import type { Deposit } from "../generated/prisma/client.js";
 import { Exact } from "../ledger/amount.js";
 import type { LedgerService } from "../ledger/service.js";
@@ -50,7 +51,7 @@ export class DepositSettlement {
       ],
     };
     const forward = deposit.virtualAccountId ? await this.forward(tx, deposit, amount) : [];
-    await this.deps.ledger.postAll(tx, [credit, ...forward]);
+    await this.deps.ledger.postAll(prismaSql(tx), [credit, ...forward]);
   }
 
   /** The journals that move a virtual account deposit on: its conversion, then (to an outside address) the transfer. */

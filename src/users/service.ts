@@ -1,7 +1,7 @@
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { z } from "zod";
 import type { Prisma, PrismaClient, User } from "../generated/prisma/client.js";
-import type { SqlReader } from "../db/database.js";
+import type { Sql } from "../db/sql.js";
 import { isUniqueViolation } from "../db/errors.js";
 import { AppError, notFound } from "../errors.js";
 import { recordEvent } from "../events/log.js";
@@ -45,7 +45,7 @@ const USER_BY_ID = `SELECT "id", "clientId", "email", "firstName", "lastName", "
 export class UserService {
   constructor(
     private readonly prisma: PrismaClient,
-    private readonly sql: SqlReader,
+    private readonly sql: Sql,
   ) {}
 
   async create(clientId: string, input: unknown) {

@@ -3,6 +3,7 @@ import type { Decimal } from "decimal.js";
 import { getAddress } from "viem";
 import type { Prisma, PrismaClient, User, Withdrawal } from "../generated/prisma/client.js";
 import { inTransaction, type Tx } from "../db/transaction.js";
+import { prismaSql } from "../db/sql.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
 import { AppError, badInput, notFound } from "../errors.js";
@@ -114,7 +115,7 @@ export class WithdrawalService {
         },
       });
       // The ledger refuses a user balance below zero (INSUFFICIENT_FUNDS), rolling the record back too.
-      await this.deps.ledger.post(tx, {
+      await this.deps.ledger.post(prismaSql(tx), {
         clientId,
         type: "WITHDRAWAL",
         referenceId: withdrawal.reference,
@@ -157,7 +158,7 @@ export class WithdrawalService {
   private reverse(tx: Tx, withdrawal: Withdrawal) {
     const amount = new Exact(withdrawal.amount.toString());
     const { clientId, userId, currency } = withdrawal;
-    return this.deps.ledger.post(tx, {
+    return this.deps.ledger.post(prismaSql(tx), {
       clientId,
       type: "WITHDRAWAL_REVERSAL",
       referenceId: withdrawal.reference,
