@@ -48,7 +48,7 @@ export class CardSpendingService {
       const transaction = await tx.cardTransaction.create({
         data: { id, cardId: card.id, userId: user.id, clientId, amount: amount.toFixed(), balance, description, status: "SETTLED", type: "DEBIT" },
       });
-      await recordEvent(tx, { clientId, userId: user.id, type: "card.transaction.created", object: eventObject.cardTransaction(transaction) });
+      await recordEvent(prismaSql(tx), { clientId, userId: user.id, type: "card.transaction.created", object: eventObject.cardTransaction(transaction) });
       return transaction;
     });
   }

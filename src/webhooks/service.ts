@@ -1,6 +1,6 @@
 import { getAddress, isAddress } from "viem";
 import type { Deposit, PrismaClient } from "../generated/prisma/client.js";
-import { inTransaction, type Tx } from "../db/transaction.js";
+import type { Sql, SqlDatabase } from "../db/sql.js";
 import { badInput, notFound } from "../errors.js";
 import { parseAmount } from "../ledger/amount.js";
 import type { Logger } from "../logger.js";
@@ -14,6 +14,8 @@ import { verifyWebhookSignature } from "./signature.js";
 
 type Deps = {
   prisma: PrismaClient;
+  /** The events' transactions run on plain SQL: the money path of a deposit (see README, Measured). */
+  sql: SqlDatabase;
   /** The secret each provider signs with (see ./secrets.ts). */
   secretFor: (provider: string) => string;
   /** Who may send events, and of which kind: banking providers by name, and the on-chain watcher. */
@@ -27,6 +29,8 @@ type Deps = {
 export type WebhookDelivery = { provider: string; signature: string | undefined; rawBody: Buffer };
 
 type ReceivedEvent = Extract<ProviderEvent, { type: "deposit.received" }>;
+
+const RECORD_EVENT = `INSERT INTO "webhook_events" ("provider", "eventId", "type") VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1 AS "recorded"`;
 
 /**
  * Provider events, authenticated by their signature and applied exactly once: the event id is
@@ -44,11 +48,9 @@ export class WebhookService {
     // Targets are resolved before the transaction: on the embedded database a read outside it would wait for it.
     const incoming = event.type === "deposit.received" ? await this.incomingDeposit(provider, kind, event) : undefined;
 
-    const outcome = await inTransaction(this.deps.prisma, async (tx) => {
-      const recorded = await tx.$executeRaw`
-        INSERT INTO "webhook_events" ("provider", "eventId", "type") VALUES (${provider}, ${event.id}, ${event.type})
-        ON CONFLICT DO NOTHING`;
-      if (recorded === 0) return { duplicate: true, changed: null };
+    const outcome = await this.deps.sql.transaction(async (tx) => {
+      const recorded = await tx.query("webhook_event_record", RECORD_EVENT, [provider, event.id, event.type]);
+      if (recorded.length === 0) return { duplicate: true, changed: null };
       return { duplicate: false, changed: await this.apply(tx, provider, event, incoming) };
     });
     const result = outcome.duplicate ? "duplicate" : outcome.changed ? "applied" : "unchanged";
@@ -58,7 +60,7 @@ export class WebhookService {
     return { duplicate: outcome.duplicate };
   }
 
-  private apply(tx: Tx, provider: string, event: ProviderEvent, incoming: IncomingDeposit | undefined): Promise<Deposit | null> {
+  private apply(tx: Sql, provider: string, event: ProviderEvent, incoming: IncomingDeposit | undefined): Promise<Deposit | null> {
     switch (event.type) {
       case "deposit.received":
         return this.deps.deposits.receive(tx, incoming!);

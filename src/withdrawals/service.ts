@@ -124,7 +124,7 @@ export class WithdrawalService {
           { account: { system: "PAYOUTS", currency }, amount, type: "WITHDRAWAL" },
         ],
       });
-      await recordEvent(tx, { clientId, userId, type: "withdrawal.created", object: eventObject.withdrawal(withdrawal) });
+      await recordEvent(prismaSql(tx), { clientId, userId, type: "withdrawal.created", object: eventObject.withdrawal(withdrawal) });
       return withdrawal;
     });
     this.deps.metrics.withdrawals.inc({ type: initiated.type, status: initiated.status });
@@ -147,7 +147,7 @@ export class WithdrawalService {
       if (moved.count && change.status === WITHDRAWAL_STATUS.FAILED) await this.reverse(tx, withdrawal);
       if (moved.count) {
         const type = change.status === WITHDRAWAL_STATUS.COMPLETED ? "withdrawal.completed" : "withdrawal.failed";
-        await recordEvent(tx, { clientId, userId: withdrawal.userId, type, object: eventObject.withdrawal(withdrawal) });
+        await recordEvent(prismaSql(tx), { clientId, userId: withdrawal.userId, type, object: eventObject.withdrawal(withdrawal) });
       }
       return { withdrawal, closed: moved.count > 0 };
     });
