@@ -27,6 +27,8 @@ type Deps = {
 };
 
 export type WebhookDelivery = { provider: string; signature: string | undefined; rawBody: Buffer };
+/** `changed`: the deposit as this event's transaction committed it (null when nothing changed). */
+export type WebhookOutcome = { duplicate: boolean; changed: Deposit | null };
 
 type ReceivedEvent = Extract<ProviderEvent, { type: "deposit.received" }>;
 
@@ -40,7 +42,7 @@ const RECORD_EVENT = `INSERT INTO "webhook_events" ("provider", "eventId", "type
 export class WebhookService {
   constructor(private readonly deps: Deps) {}
 
-  async receive({ provider, signature, rawBody }: WebhookDelivery): Promise<{ duplicate: boolean }> {
+  async receive({ provider, signature, rawBody }: WebhookDelivery): Promise<WebhookOutcome> {
     if (!Object.hasOwn(this.deps.providers, provider)) throw notFound(`Webhook provider ${provider}`);
     const kind = this.deps.providers[provider];
     verifyWebhookSignature(this.deps.secretFor(provider), signature, rawBody);
@@ -48,7 +50,7 @@ export class WebhookService {
     // Targets are resolved before the transaction: on the embedded database a read outside it would wait for it.
     const incoming = event.type === "deposit.received" ? await this.incomingDeposit(provider, kind, event) : undefined;
 
-    const outcome = await this.deps.sql.transaction(async (tx) => {
+    const outcome = await this.deps.sql.transaction(async (tx): Promise<WebhookOutcome> => {
       const recorded = await tx.query("webhook_event_record", RECORD_EVENT, [provider, event.id, event.type]);
       if (recorded.length === 0) return { duplicate: true, changed: null };
       return { duplicate: false, changed: await this.apply(tx, provider, event, incoming) };
@@ -57,7 +59,7 @@ export class WebhookService {
     this.deps.metrics.providerWebhooks.inc({ provider, outcome: result });
     if (outcome.changed) this.deps.deposits.announce([outcome.changed]);
     else if (!outcome.duplicate) this.deps.logger.info({ provider, eventId: event.id, type: event.type }, "webhook event changed nothing");
-    return { duplicate: outcome.duplicate };
+    return outcome;
   }
 
   private apply(tx: Sql, provider: string, event: ProviderEvent, incoming: IncomingDeposit | undefined): Promise<Deposit | null> {
