@@ -2,7 +2,7 @@ import type { Sql } from "../db/sql.js";
 import { Prisma, type Deposit } from "../generated/prisma/client.js";
 import type { IncomingDeposit } from "./service.js";
 
-/** The deposit writes of the webhook transaction, as plain SQL (see `WebhookService.receive`). */
+// The deposit rows of the webhook transaction (see WebhookService.receive) and the hot read, as plain SQL.
 
 const COLUMNS = `"id", "clientId", "userId", "virtualAccountId", "provider", "eventId", "amount"::text AS "amount", "currency", "status",
   "paymentReference", "tokenAddress", "transactionHash", "chainId", "failureReason", "settleAt", "createdAt", "updatedAt"`;
