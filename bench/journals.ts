@@ -1,8 +1,7 @@
 // Journal postings per second through the real ledger code, N workers at once, spread over many
 // users (with the house account unsharded, as before, and in shards) and on one hot user, beside
 // plain pg hot-row transactions.
-import { inTransaction } from "../src/db/transaction.js";
-import type { PrismaClient } from "../src/generated/prisma/client.js";
+import type { Database } from "../src/db/database.js";
 import { Exact } from "../src/ledger/amount.js";
 import { LedgerService } from "../src/ledger/service.js";
 import { HOUSE_SHARDS } from "../src/ledger/shards.js";
@@ -57,22 +56,22 @@ function table(rows: Row[]): string {
 }
 
 /** A fresh client whose users post DEPOSIT journals through `ledger`, counted per user for the check afterwards. */
-async function journalClient(prisma: PrismaClient, ledger: LedgerService, users: number) {
+async function journalClient({ prisma, sql }: Database, ledger: LedgerService, users: number) {
   const { clientId } = await newClient(prisma);
   const userIds = await newUsers(prisma, clientId, users);
   const journalsByUser = new Map<string, number>();
   const post = async (userId: string) => {
-    await inTransaction(prisma, (tx) => ledger.post(tx, depositJournal(clientId, userId)));
+    await sql.transaction((tx) => ledger.post(tx, depositJournal(clientId, userId)));
     journalsByUser.set(userId, (journalsByUser.get(userId) ?? 0) + 1);
   };
   return { userIds, post, check: () => checkLedger(ledger, clientId, journalsByUser, AMOUNT) };
 }
 
-async function runJournals(prisma: PrismaClient, { databaseUrl, workers, perWorker, poolSize }: JournalOptions): Promise<string> {
+async function runJournals(db: Database, { databaseUrl, workers, perWorker, poolSize }: JournalOptions): Promise<string> {
   // The house account as it was (one shard: every journal of the client waits on it), and as it is.
   const { journals } = createMetrics();
-  const unsharded = await journalClient(prisma, new LedgerService(prisma, journals, 1), workers);
-  const sharded = await journalClient(prisma, new LedgerService(prisma, journals), workers + 1);
+  const unsharded = await journalClient(db, new LedgerService(db.prisma, journals, 1), workers);
+  const sharded = await journalClient(db, new LedgerService(db.prisma, journals), workers + 1);
   const [hotUser, ...users] = sharded.userIds;
 
   await runWorkers(workers, WARM_UP_PER_WORKER, (worker) => unsharded.post(unsharded.userIds[worker]));
@@ -99,10 +98,10 @@ async function runJournals(prisma: PrismaClient, { databaseUrl, workers, perWork
       { name: `ledger.post DEPOSIT journal, ${workers} users, house account in ${HOUSE_SHARDS} shards`, run: spread, postingsPerTransaction: 2 },
       { name: "ledger.post DEPOSIT journal, one user (hot account)", run: hot, postingsPerTransaction: 2 },
     ]),
-    `poster CPU: the CPU time of the process posting the journals (Prisma and the ledger code here; pg alone for the baseline), per transaction.\n${verified}`,
+    `poster CPU: the CPU time of the process posting the journals (the ledger code on pg here; pg alone for the baseline), per transaction.\n${verified}`,
   );
 }
 
 export function benchJournals(options: JournalOptions): Promise<string> {
-  return withDatabase(options.databaseUrl, ({ prisma }) => runJournals(prisma, options), options.poolSize);
+  return withDatabase(options.databaseUrl, (db) => runJournals(db, options), options.poolSize);
 }

@@ -1,5 +1,5 @@
 import type { PrismaClient } from "./generated/prisma/client.js";
-import type { SqlReader } from "./db/database.js";
+import type { SqlDatabase } from "./db/sql.js";
 import type { Config } from "./config.js";
 import type { Logger } from "./logger.js";
 import type { Providers } from "./providers/index.js";
@@ -33,7 +33,7 @@ import { DeliveryWorker } from "./webhook-endpoints/worker.js";
 
 export type ServiceDeps = {
   prisma: PrismaClient;
-  sql: SqlReader;
+  sql: SqlDatabase;
   config: Config;
   logger: Logger;
   mailer: Mailer;
@@ -79,7 +79,7 @@ export function createServices(deps: ServiceDeps) {
     virtualAccounts,
     balanceLookup: new BalanceLookupService({ users, ledger }),
     withdrawals: new WithdrawalService({ prisma: deps.prisma, users, ledger, metrics: deps.metrics }),
-    clientEvents: new EventService(deps.prisma),
+    clientEvents: new EventService(deps.prisma, deps.sql),
     ...webhookServices(deps),
     ...depositServices(deps, { users, ledger, wallets, virtualAccounts, conversion }),
   };
@@ -112,6 +112,7 @@ function depositServices(
 ) {
   const deposits = new DepositService({
     prisma: deps.prisma,
+    sql: deps.sql,
     settlement: new DepositSettlement({ ledger: domain.ledger, conversion: domain.conversion }),
     events: deps.events,
     metrics: deps.metrics,
@@ -120,6 +121,7 @@ function depositServices(
   const secretFor = (provider: string) => webhookSecretFor(deps.config, provider);
   const webhooks = new WebhookService({
     prisma: deps.prisma,
+    sql: deps.sql,
     secretFor,
     providers: { [deps.providers.ngnBank.name]: "bank", [deps.providers.fiatBank.name]: "bank", [ONCHAIN_WATCHER]: "chain" },
     deposits,

@@ -1,6 +1,5 @@
 import { Decimal } from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inTransaction } from "../src/db/transaction.js";
 import { SandboxFxSource, type Currency, type FxSource } from "../src/providers/fx.js";
 import { startServer, newTenant, type Tenant, type TestServer } from "./support/server.js";
 import { createUser, errorCodes, gql, rest, contractKeys, contractBody } from "./support/http.js";
@@ -220,10 +219,10 @@ describe("GraphQL createConversion", () => {
 describe("prepareInTransaction (for deposit auto-conversion)", () => {
   it("records a conversion at the current rate inside the caller's transaction, whose journal the caller posts; it rolls back with it", async () => {
     const { tenant, userId } = await fundedUser("NGN", "15352.50");
-    const { prisma } = server.app.db;
+    const { prisma, sql } = server.app.db;
     const { conversion, ledger } = server.app.services;
     const input = { clientId: tenant.clientId, userId, from: "NGN", to: "USDC", amount: "15352.50" };
-    const result = await inTransaction(prisma, async (tx) => {
+    const result = await sql.transaction(async (tx) => {
       const prepared = await conversion.prepareInTransaction(tx, input);
       await ledger.post(tx, prepared.journal);
       return prepared;
@@ -235,7 +234,7 @@ describe("prepareInTransaction (for deposit auto-conversion)", () => {
     expect((await balance(tenant, userId, "USDC")).toFixed()).toBe("9.940051");
 
     await expect(
-      inTransaction(prisma, async (tx) => {
+      sql.transaction(async (tx) => {
         await ledger.post(tx, (await conversion.prepareInTransaction(tx, { ...input, from: "USDC", to: "USD", amount: "9" })).journal);
         throw new Error("the caller failed afterwards");
       }),

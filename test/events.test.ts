@@ -3,6 +3,7 @@ import { newTenant, startServer, testDatabaseUrl, type TestServer } from "./supp
 import { createUser, errorCodes, gql, rest } from "./support/http.js";
 import { ACTIVITY_EVENT_TYPES, allEvents, everyKindOfActivity, waitForEvents } from "./support/events.js";
 import { subscribeSse, subscribeWs, SUBSCRIBE_SETTLE_MS, type Subscriber } from "./support/subscriptions.js";
+import { prismaSql } from "../src/db/sql.js";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -132,7 +133,7 @@ describe.skipIf(!testDatabaseUrl)("the feed under concurrent writers (PostgreSQL
     const slowWritten = new Promise<void>((resolve) => (written = resolve));
     // The slow transaction takes its position first, then stays open.
     const slow = prisma.$transaction(async (tx) => {
-      await recordEvent(tx, { clientId: tenant.clientId, type: "user.created", object: { n: "slow" } });
+      await recordEvent(prismaSql(tx), { clientId: tenant.clientId, type: "user.created", object: { n: "slow" } });
       written();
       await held;
     });

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, newTenant, type TestServer } from "./support/server.js";
 import { createUser, errorCodes, gql, rest, contractKeys, contractBody } from "./support/http.js";
 import { Decimal } from "decimal.js";
-import { inTransaction } from "../src/db/transaction.js";
 import type { JournalInput } from "../src/ledger/types.js";
 import { expectLedgerInvariants, fund } from "./support/ledger.js";
 
@@ -263,8 +262,7 @@ describe("journals posted together (LedgerService.postAll)", () => {
   it("apply in order, each extending the chains the one before left: a credit then a debit of it succeeds", async () => {
     const tenant = await newTenant(server);
     const userId = await createUser(server, tenant);
-    const { prisma } = server.app.db;
-    const posted = await inTransaction(prisma, (tx) =>
+    const posted = await server.app.db.sql.transaction((tx) =>
       server.app.services.ledger.postAll(tx, [movement(tenant.clientId, userId, "10"), movement(tenant.clientId, userId, "-4")]),
     );
     expect(posted.map((journal) => journal.entries[0]).map((e) => [e.sequence, e.balanceBefore, e.balanceAfter])).toEqual([
@@ -280,7 +278,7 @@ describe("journals posted together (LedgerService.postAll)", () => {
     const userId = await createUser(server, tenant);
     const { prisma } = server.app.db;
     await expect(
-      inTransaction(prisma, (tx) =>
+      server.app.db.sql.transaction((tx) =>
         server.app.services.ledger.postAll(tx, [movement(tenant.clientId, userId, "-4"), movement(tenant.clientId, userId, "10")]),
       ),
     ).rejects.toMatchObject({ code: "INSUFFICIENT_FUNDS" });

@@ -2,6 +2,7 @@ import { isAddress } from "viem";
 import { z } from "zod";
 import type { Prisma, PrismaClient, VirtualAccount } from "../generated/prisma/client.js";
 import { isUniqueViolation } from "../db/errors.js";
+import { prismaSql } from "../db/sql.js";
 import { AppError } from "../errors.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
@@ -67,7 +68,7 @@ export class VirtualAccountService {
             ...columnsOf(details),
           },
         });
-        await recordEvent(tx, { clientId, userId: user.id, type: "virtual_account.created", object: eventObject.virtualAccount(account) });
+        await recordEvent(prismaSql(tx), { clientId, userId: user.id, type: "virtual_account.created", object: eventObject.virtualAccount(account) });
         return account;
       });
     } catch (err) {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { inTransaction } from "../db/transaction.js";
+import { prismaSql } from "../db/sql.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
 import { notFound } from "../errors.js";
@@ -34,7 +35,7 @@ export class CardSpendingService {
     if (!card) throw notFound("Virtual card");
     return inTransaction(this.deps.prisma, async (tx) => {
       const id = randomUUID();
-      const { entries } = await this.deps.ledger.post(tx, {
+      const { entries } = await this.deps.ledger.post(prismaSql(tx), {
         clientId,
         type: "CARD_DEBIT",
         referenceId: id,
@@ -47,7 +48,7 @@ export class CardSpendingService {
       const transaction = await tx.cardTransaction.create({
         data: { id, cardId: card.id, userId: user.id, clientId, amount: amount.toFixed(), balance, description, status: "SETTLED", type: "DEBIT" },
       });
-      await recordEvent(tx, { clientId, userId: user.id, type: "card.transaction.created", object: eventObject.cardTransaction(transaction) });
+      await recordEvent(prismaSql(tx), { clientId, userId: user.id, type: "card.transaction.created", object: eventObject.cardTransaction(transaction) });
       return transaction;
     });
   }

@@ -1,6 +1,7 @@
 import { Decimal } from "decimal.js";
 import { z } from "zod";
 import type { Conversion, ConversionQuote, PrismaClient } from "../generated/prisma/client.js";
+import { prismaSql, type Sql } from "../db/sql.js";
 import { inTransaction, type Tx } from "../db/transaction.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
@@ -10,6 +11,7 @@ import type { LedgerService } from "../ledger/service.js";
 import type { JournalInput, Posting } from "../ledger/types.js";
 import { CURRENCIES, currencyDecimals, RATE_DECIMALS, type Currency, type FxSource } from "../providers/fx.js";
 import type { UserService } from "../users/service.js";
+import { insertConversion } from "./records.js";
 import { parseInput, upperCaseCode, uuid } from "../validation.js";
 
 /** Our margin on the mid-market rate: the customer gets 0.5% fewer units of the target currency. */
@@ -56,7 +58,7 @@ export class ConversionService {
     const current = quoteId ? undefined : await this.price(pair);
     return inTransaction(this.deps.prisma, async (tx) => {
       const terms = current ?? (await this.redeemQuote(tx, clientId, quoteId!, pair));
-      return this.record(tx, clientId, user.id, terms, quoteId ?? null);
+      return this.record(prismaSql(tx), clientId, user.id, terms, quoteId ?? null);
     });
   }
 
@@ -66,7 +68,7 @@ export class ConversionService {
    * posts in that same transaction together with its own (one lock and one write for them all). The
    * caller has checked the user; the amount must be valid in `from` and convert to more than zero.
    */
-  async prepareInTransaction(tx: Tx, input: { clientId: string; userId: string; from: string; to: string; amount: Decimal.Value }) {
+  async prepareInTransaction(tx: Sql, input: { clientId: string; userId: string; from: string; to: string; amount: Decimal.Value }) {
     const pair = parsePair({ from: input.from, to: input.to, amount: new Exact(input.amount).toFixed() });
     const { conversion, journal } = await this.create(tx, input.clientId, input.userId, await this.price(pair), null);
     return { conversion, journal, convertedAmount: new Exact(conversion.convertedAmount.toString()) };
@@ -100,7 +102,7 @@ export class ConversionService {
     };
   }
 
-  private async record(tx: Tx, clientId: string, userId: string, terms: Terms, quoteId: string | null) {
+  private async record(tx: Sql, clientId: string, userId: string, terms: Terms, quoteId: string | null) {
     const { conversion, journal } = await this.create(tx, clientId, userId, terms, quoteId);
     await this.deps.ledger.post(tx, journal);
     return conversion;
@@ -111,20 +113,8 @@ export class ConversionService {
    * converted part as CONVERSION_OUT, the fee as FEE) to FX and FEES. TO currency: FX gives the
    * converted amount to the user (CONVERSION_IN). The rounding remainder stays with FX.
    */
-  private async create(tx: Tx, clientId: string, userId: string, terms: Terms, quoteId: string | null): Promise<{ conversion: Conversion; journal: JournalInput }> {
-    const conversion = await tx.conversion.create({
-      data: {
-        clientId,
-        userId,
-        quoteId,
-        from: terms.from,
-        to: terms.to,
-        amount: terms.amount.toFixed(),
-        rate: terms.rate.toFixed(),
-        fee: terms.fee.toFixed(),
-        convertedAmount: terms.convertedAmount.toFixed(),
-      },
-    });
+  private async create(tx: Sql, clientId: string, userId: string, terms: Terms, quoteId: string | null): Promise<{ conversion: Conversion; journal: JournalInput }> {
+    const conversion = await insertConversion(tx, clientId, userId, terms, quoteId);
     const user = (currency: Currency) => ({ userId, currency });
     const sold = terms.amount.minus(terms.fee);
     const postings: Posting[] = [

@@ -6,18 +6,11 @@ import type { Logger } from "../logger.js";
 import { lockDataDir, type LockHolder } from "./embedded-lock.js";
 import { applyMigrations, type SqlSession } from "./migrate.js";
 import { makePrivateDir, tightenDataDir } from "./private-dir.js";
-
-/**
- * Plain SQL for the few hot reads where Prisma's per-call query planning dominates (see README,
- * Measured): a named prepared statement on PostgreSQL, a direct query on the embedded database.
- */
-export type SqlReader = {
-  query<Row>(name: string, text: string, values: unknown[]): Promise<Row[]>;
-};
+import { pgliteSql, poolSql, type SqlDatabase } from "./sql.js";
 
 export type Database = {
   prisma: PrismaClient;
-  sql: SqlReader;
+  sql: SqlDatabase;
   /** The PostgreSQL pool behind Prisma; absent on the embedded database. */
   pool?: pg.Pool;
   /** The data directory this process holds (embedded database on disk only). */
@@ -52,7 +45,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma,
-    sql: { query: async <Row>(name: string, text: string, values: unknown[]) => (await pool.query({ name, text, values })).rows as Row[] },
+    sql: poolSql(pool),
     pool,
     ping: () => pool.query("SELECT 1").then(() => true, () => false),
     async close() {
@@ -85,7 +78,7 @@ async function openEmbedded(dir: string, options: DatabaseOptions): Promise<Data
     return {
       prisma,
       lockedDataDir: onDisk ? dataDir : undefined,
-      sql: { query: async <Row>(_name: string, text: string, values: unknown[]) => (await db.query<Row>(text, values)).rows },
+      sql: pgliteSql(db),
       ping: () => db.query("SELECT 1").then(() => true, () => false),
       async close() {
         await prisma.$disconnect();

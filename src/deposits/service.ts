@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Decimal } from "decimal.js";
 import type { Deposit, Prisma, PrismaClient } from "../generated/prisma/client.js";
-import type { Tx } from "../db/transaction.js";
+import type { Sql } from "../db/sql.js";
 import { AppError, notFound } from "../errors.js";
 import type { BusinessMetrics } from "../metrics/metrics.js";
 import { recordEvent } from "../events/log.js";
@@ -9,6 +9,7 @@ import { eventObject } from "../events/objects.js";
 import type { EventType } from "../events/types.js";
 import type { Events } from "../pubsub/events.js";
 import { requireUuid } from "../validation.js";
+import { depositById, depositExists, insertDeposit, moveDeposit } from "./records.js";
 import type { DepositSettlement } from "./settlement.js";
 
 export const DEPOSIT_STATUS = { PENDING: "PENDING", COMPLETED: "COMPLETED", FAILED: "FAILED" } as const;
@@ -33,6 +34,7 @@ export type IncomingDeposit = {
 
 type Deps = {
   prisma: PrismaClient;
+  sql: Sql;
   settlement: DepositSettlement;
   events: Events;
   metrics: Pick<BusinessMetrics, "deposits">;
@@ -49,23 +51,11 @@ export class DepositService {
   constructor(private readonly deps: Deps) {}
 
   /** Records a PENDING deposit; null when the provider's reference is already known (nothing changes). */
-  async receive(tx: Tx, incoming: IncomingDeposit): Promise<Deposit | null> {
-    const id = randomUUID();
+  async receive(tx: Sql, incoming: IncomingDeposit): Promise<Deposit | null> {
     const { autoSettleAfterMs } = this.deps;
-    const created = await tx.deposit.createMany({
-      data: [
-        {
-          id,
-          ...incoming,
-          amount: incoming.amount.toFixed(),
-          status: DEPOSIT_STATUS.PENDING,
-          settleAt: autoSettleAfterMs === null ? null : new Date(Date.now() + autoSettleAfterMs),
-        },
-      ],
-      skipDuplicates: true,
-    });
-    if (!created.count) return null;
-    const deposit = await tx.deposit.findUniqueOrThrow({ where: { id } });
+    const settleAt = autoSettleAfterMs === null ? null : new Date(Date.now() + autoSettleAfterMs);
+    const deposit = await insertDeposit(tx, randomUUID(), incoming, DEPOSIT_STATUS.PENDING, settleAt);
+    if (!deposit) return null;
     await recordDepositEvent(tx, "deposit.created", deposit);
     return deposit;
   }
@@ -75,14 +65,14 @@ export class DepositService {
    * makes one completion win however many race (the loser waits on the row, then finds it settled);
    * null when the deposit was not PENDING (a second completion changes nothing).
    */
-  async complete(tx: Tx, provider: string, reference: string): Promise<Deposit | null> {
+  async complete(tx: Sql, provider: string, reference: string): Promise<Deposit | null> {
     const deposit = await this.transition(tx, provider, reference, { status: DEPOSIT_STATUS.COMPLETED });
     if (deposit) await this.deps.settlement.settle(tx, deposit);
     return deposit;
   }
 
   /** PENDING → FAILED; no money moved, so none moves back. Null when it was not PENDING. */
-  fail(tx: Tx, provider: string, reference: string, reason: string): Promise<Deposit | null> {
+  fail(tx: Sql, provider: string, reference: string, reason: string): Promise<Deposit | null> {
     return this.transition(tx, provider, reference, { status: DEPOSIT_STATUS.FAILED, failureReason: reason });
   }
 
@@ -94,8 +84,13 @@ export class DepositService {
     }
   }
 
+  /** `query` carries GraphQL's nested selection; without one the row is read by a prepared statement. */
   async get(clientId: string, id: unknown, query: Pick<Prisma.DepositFindFirstArgs, "select" | "include"> = {}) {
-    const deposit = await this.deps.prisma.deposit.findFirst({ ...query, where: { id: requireUuid(id, "id"), clientId } });
+    const depositId = requireUuid(id, "id");
+    const deposit =
+      Object.keys(query).length === 0
+        ? await depositById(this.deps.sql, clientId, depositId)
+        : await this.deps.prisma.deposit.findFirst({ ...query, where: { id: depositId, clientId } });
     if (!deposit) throw notFound("Deposit");
     return deposit;
   }
@@ -128,14 +123,10 @@ export class DepositService {
   }
 
   /** One statement when the deposit is PENDING (the money path); a second only to tell "unknown" from "already settled". */
-  private async transition(tx: Tx, provider: string, reference: string, change: { status: string; failureReason?: string }) {
-    const [moved] = await tx.deposit.updateManyAndReturn({
-      where: { provider, eventId: reference, status: DEPOSIT_STATUS.PENDING },
-      data: { ...change, settleAt: null },
-    });
+  private async transition(tx: Sql, provider: string, reference: string, change: { status: string; failureReason?: string }) {
+    const moved = await moveDeposit(tx, provider, reference, DEPOSIT_STATUS.PENDING, change);
     if (!moved) {
-      const known = await tx.deposit.count({ where: { provider, eventId: reference } });
-      if (!known) throw notFound("Deposit");
+      if (!(await depositExists(tx, provider, reference))) throw notFound("Deposit");
       return null;
     }
     await recordDepositEvent(tx, change.status === DEPOSIT_STATUS.COMPLETED ? "deposit.completed" : "deposit.failed", moved);
@@ -143,6 +134,6 @@ export class DepositService {
   }
 }
 
-function recordDepositEvent(tx: Tx, type: EventType, deposit: Deposit) {
+function recordDepositEvent(tx: Sql, type: EventType, deposit: Deposit) {
   return recordEvent(tx, { clientId: deposit.clientId, userId: deposit.userId, type, object: eventObject.deposit(deposit) });
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Decimal } from "decimal.js";
 import type { ConversionService } from "../conversion/service.js";
-import type { Tx } from "../db/transaction.js";
+import type { Sql } from "../db/sql.js";
 import type { Deposit } from "../generated/prisma/client.js";
 import { Exact } from "../ledger/amount.js";
 import type { LedgerService } from "../ledger/service.js";
@@ -14,12 +14,13 @@ const sandboxTransactionHash = () => `0x${randomBytes(32).toString("hex")}`;
 
 type Destination = { destinationAsset: string; destinationAddress: string; walletAddress: string | null };
 
+const DESTINATION = `SELECT va."destinationAsset", va."destinationAddress", w."address" AS "walletAddress"
+  FROM "virtual_accounts" va LEFT JOIN "wallets" w ON w."userId" = va."userId"
+  WHERE va."id" = $1::uuid AND va."clientId" = $2::uuid`;
+
 /** Where a virtual account deposit goes, and the user's own wallet address, in one query (Prisma's nested select takes three). */
-async function destinationOf(tx: Tx, deposit: Deposit): Promise<Destination> {
-  const [destination] = await tx.$queryRaw<Destination[]>`
-    SELECT va."destinationAsset", va."destinationAddress", w."address" AS "walletAddress"
-    FROM "virtual_accounts" va LEFT JOIN "wallets" w ON w."userId" = va."userId"
-    WHERE va."id" = ${deposit.virtualAccountId}::uuid AND va."clientId" = ${deposit.clientId}::uuid`;
+async function destinationOf(tx: Sql, deposit: Deposit): Promise<Destination> {
+  const [destination] = await tx.query<Destination>("deposit_destination", DESTINATION, [deposit.virtualAccountId, deposit.clientId]);
   if (!destination) throw new Error(`Virtual account ${deposit.virtualAccountId} of deposit ${deposit.id} not found`);
   return destination;
 }
@@ -33,7 +34,7 @@ async function destinationOf(tx: Tx, deposit: Deposit): Promise<Destination> {
 export class DepositSettlement {
   constructor(private readonly deps: Deps) {}
 
-  async settle(tx: Tx, deposit: Deposit): Promise<void> {
+  async settle(tx: Sql, deposit: Deposit): Promise<void> {
     const amount = new Exact(deposit.amount.toString());
     const { clientId, userId } = deposit;
     const credit: JournalInput = {
@@ -54,7 +55,7 @@ export class DepositSettlement {
   }
 
   /** The journals that move a virtual account deposit on: its conversion, then (to an outside address) the transfer. */
-  private async forward(tx: Tx, deposit: Deposit, amount: Decimal): Promise<JournalInput[]> {
+  private async forward(tx: Sql, deposit: Deposit, amount: Decimal): Promise<JournalInput[]> {
     const account = await destinationOf(tx, deposit);
     const { convertedAmount, journal } = await this.deps.conversion.prepareInTransaction(tx, {
       clientId: deposit.clientId,

@@ -2,7 +2,6 @@ import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
 import { parseCursor } from "../events/service.js";
 import { lastEventIdOf, withSseCursor } from "../events/sse.js";
-import { tailLog } from "../events/tail.js";
 import { DEPOSIT_EVENT_TYPES, type ClientEvent } from "../events/types.js";
 import "./schema.js";
 
@@ -25,7 +24,7 @@ builder.subscriptionField("depositUpdated", (t) =>
       const clientId = await clientIdOf(ctx);
       const userId = args.userId == null ? undefined : (await ctx.services.users.get(clientId, args.userId)).id;
       const after = parseCursor(args.after ?? lastEventIdOf(ctx));
-      return withSseCursor(ctx, tailLog({ prisma: ctx.prisma, bus: ctx.services.events, clientId, userId, types: DEPOSIT_EVENT_TYPES, after }));
+      return withSseCursor(ctx, ctx.services.clientEvents.tail({ bus: ctx.services.events, clientId, userId, types: DEPOSIT_EVENT_TYPES, after }));
     },
     // The deposit as committed, with the selection's relations, in the state this event reports.
     resolve: async (query, event: ClientEvent, _args, ctx) => {

@@ -1,8 +1,22 @@
-import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
-import type { Tx } from "../db/transaction.js";
+import type { Sql } from "../db/sql.js";
 import type { ClientEvent, EventType } from "./types.js";
 
 export type NewEvent = { clientId: string; userId?: string | null; type: EventType; object: Record<string, unknown> };
+
+const RECORD_EVENT = `
+  WITH position AS (
+    SELECT pg_current_xact_id()::text::bigint AS xid, nextval(pg_get_serial_sequence('events', 'seq')) AS seq
+  ), event AS (
+    INSERT INTO "events" ("id", "xid", "seq", "clientId", "userId", "type", "data")
+    SELECT 'evt_' || lpad(to_hex(xid), 16, '0') || lpad(to_hex(seq), 16, '0'), xid, seq, $1::uuid, $2::uuid, $3::text, $4::jsonb
+    FROM position
+    RETURNING "id"
+  )
+  INSERT INTO "webhook_deliveries" ("id", "clientId", "eventId", "endpointId")
+  SELECT gen_random_uuid(), $1::uuid, event."id", endpoint."id"
+  FROM event, "webhook_endpoints" endpoint
+  WHERE endpoint."clientId" = $1::uuid AND endpoint."enabled"
+    AND (coalesce(cardinality(endpoint."eventTypes"), 0) = 0 OR $3::text = ANY(endpoint."eventTypes"))`;
 
 /**
  * Appends an event in the caller's transaction, and in the same statement queues its delivery to
@@ -12,22 +26,8 @@ export type NewEvent = { clientId: string; userId?: string | null; type: EventTy
  * The id is `evt_` + the writing transaction's id + a sequence number (16 hex digits each), so ids
  * sort like (xid, seq), the order in which readers walk the log (see EventFeed).
  */
-export async function recordEvent(tx: Tx, event: NewEvent): Promise<void> {
-  await tx.$executeRaw`
-    WITH position AS (
-      SELECT pg_current_xact_id()::text::bigint AS xid, nextval(pg_get_serial_sequence('events', 'seq')) AS seq
-    ), event AS (
-      INSERT INTO "events" ("id", "xid", "seq", "clientId", "userId", "type", "data")
-      SELECT 'evt_' || lpad(to_hex(xid), 16, '0') || lpad(to_hex(seq), 16, '0'), xid, seq,
-             ${event.clientId}::uuid, ${event.userId ?? null}::uuid, ${event.type}, ${JSON.stringify({ object: event.object })}::jsonb
-      FROM position
-      RETURNING "id"
-    )
-    INSERT INTO "webhook_deliveries" ("id", "clientId", "eventId", "endpointId")
-    SELECT gen_random_uuid(), ${event.clientId}::uuid, event."id", endpoint."id"
-    FROM event, "webhook_endpoints" endpoint
-    WHERE endpoint."clientId" = ${event.clientId}::uuid AND endpoint."enabled"
-      AND (coalesce(cardinality(endpoint."eventTypes"), 0) = 0 OR ${event.type} = ANY(endpoint."eventTypes"))`;
+export async function recordEvent(tx: Sql, event: NewEvent): Promise<void> {
+  await tx.query("event_record", RECORD_EVENT, [event.clientId, event.userId ?? null, event.type, JSON.stringify({ object: event.object })]);
 }
 
 /** Both parts are PostgreSQL bigints, so each starts with a hex digit below 8. */
@@ -51,6 +51,16 @@ export const asClientEvent = (row: EventRow): ClientEvent => ({
 
 export type LogQuery = { clientId: string; after?: string; limit: number; types?: readonly string[]; userId?: string };
 
+const READ_LOG = `
+  SELECT "id", "type", "data", "createdAt" FROM "events"
+  WHERE "clientId" = $1::uuid
+    AND ("xid", "seq") > ($2::bigint, $3::bigint)
+    AND "xid" < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+    AND ($4::text[] IS NULL OR "type" = ANY($4::text[]))
+    AND ($5::uuid IS NULL OR "userId" = $5::uuid)
+  ORDER BY "xid", "seq"
+  LIMIT $6`;
+
 /**
  * Reads a client's log in (xid, seq) order. Only events whose transaction id is below the oldest
  * transaction still running are shown: every transaction that could still add an event before
@@ -58,26 +68,20 @@ export type LogQuery = { clientId: string; after?: string; limit: number; types?
  * it (a bigserial alone would let a transaction that drew a smaller number commit later, unseen).
  * The price: an event shows once the transactions that started before it have ended.
  */
-export async function readLog(db: PrismaClient | Tx, query: LogQuery): Promise<{ events: ClientEvent[]; hasMore: boolean }> {
+export async function readLog(sql: Sql, query: LogQuery): Promise<{ events: ClientEvent[]; hasMore: boolean }> {
   const from = query.after === undefined ? { xid: -1n, seq: -1n } : positionOf(query.after);
   if (!from) throw new Error("readLog needs a valid event id as its cursor");
-  const rows = await db.$queryRaw<EventRow[]>`
-    SELECT "id", "type", "data", "createdAt" FROM "events"
-    WHERE "clientId" = ${query.clientId}::uuid
-      AND ("xid", "seq") > (${from.xid}, ${from.seq})
-      AND "xid" < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
-      ${query.types?.length ? Prisma.sql`AND "type" = ANY(${[...query.types]}::text[])` : Prisma.empty}
-      ${query.userId ? Prisma.sql`AND "userId" = ${query.userId}::uuid` : Prisma.empty}
-    ORDER BY "xid", "seq"
-    LIMIT ${query.limit + 1}`;
+  const types = query.types?.length ? [...query.types] : null;
+  const rows = await sql.query<EventRow>("events_read", READ_LOG, [query.clientId, String(from.xid), String(from.seq), types, query.userId ?? null, query.limit + 1]);
   return { events: rows.slice(0, query.limit).map(asClientEvent), hasMore: rows.length > query.limit };
 }
 
+const NEWEST_EVENT = `SELECT "id" FROM "events"
+  WHERE "clientId" = $1::uuid AND "xid" < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+  ORDER BY "xid" DESC, "seq" DESC LIMIT 1`;
+
 /** The id of the client's newest readable event (the point a live stream without a cursor starts from). */
-export async function newestEventId(db: PrismaClient, clientId: string): Promise<string | undefined> {
-  const [row] = await db.$queryRaw<{ id: string }[]>`
-    SELECT "id" FROM "events"
-    WHERE "clientId" = ${clientId}::uuid AND "xid" < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
-    ORDER BY "xid" DESC, "seq" DESC LIMIT 1`;
+export async function newestEventId(sql: Sql, clientId: string): Promise<string | undefined> {
+  const [row] = await sql.query<{ id: string }>("events_newest", NEWEST_EVENT, [clientId]);
   return row?.id;
 }

@@ -2,7 +2,6 @@ import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
 import { parseCursor, parseEventTypes } from "./service.js";
 import { lastEventIdOf, withSseCursor } from "./sse.js";
-import { tailLog } from "./tail.js";
 import type { ClientEvent } from "./types.js";
 import { EVENT_TYPES } from "./types.js";
 
@@ -75,7 +74,7 @@ builder.subscriptionField("events", (t) =>
       const clientId = await clientIdOf(ctx);
       const types = parseEventTypes(args.types, "types");
       const after = parseCursor(args.after ?? lastEventIdOf(ctx));
-      return withSseCursor(ctx, tailLog({ prisma: ctx.prisma, bus: ctx.services.events, clientId, types, after, pollMs: EVENTS_POLL_MS }));
+      return withSseCursor(ctx, ctx.services.clientEvents.tail({ bus: ctx.services.events, clientId, types, after, pollMs: EVENTS_POLL_MS }));
     },
     resolve: (event) => event,
   }),

@@ -1,6 +1,8 @@
+import type { Sql } from "../db/sql.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { badInput, notFound } from "../errors.js";
 import { asClientEvent, positionOf, readLog } from "./log.js";
+import { tailLog, type TailOptions } from "./tail.js";
 import { EVENT_TYPES, type ClientEvent } from "./types.js";
 
 export const MAX_PAGE = 100;
@@ -23,12 +25,20 @@ export function parseCursor(after: string | null | undefined): string | undefine
 
 /** The events feed: a client's own events, oldest first after a cursor. */
 export class EventService {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly sql: Sql,
+  ) {}
 
   list(clientId: string, args: { after?: string | null; first?: number | null; types?: readonly string[] | null }) {
     const limit = args.first ?? DEFAULT_PAGE;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw badInput(`the page size (first; limit on REST) must be an integer from 1 to ${MAX_PAGE}`);
-    return readLog(this.prisma, { clientId, after: parseCursor(args.after), limit, types: parseEventTypes(args.types, "types") });
+    return readLog(this.sql, { clientId, after: parseCursor(args.after), limit, types: parseEventTypes(args.types, "types") });
+  }
+
+  /** The feed as a live stream (see tailLog). */
+  tail(options: Omit<TailOptions, "sql">) {
+    return tailLog({ ...options, sql: this.sql });
   }
 
   async get(clientId: string, id: string): Promise<ClientEvent> {

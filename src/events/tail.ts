@@ -1,5 +1,5 @@
 import { Repeater } from "graphql-yoga";
-import type { PrismaClient } from "../generated/prisma/client.js";
+import type { Sql } from "../db/sql.js";
 import type { Events } from "../pubsub/events.js";
 import { newestEventId, readLog } from "./log.js";
 import type { ClientEvent } from "./types.js";
@@ -16,7 +16,7 @@ const RECHECK_WINDOW_MS = 10_000;
 const SAFETY_POLL_MS = 5000;
 
 export type TailOptions = {
-  prisma: PrismaClient;
+  sql: Sql;
   /** The cross-instance bus: deposit announcements (published after commit) wake the reader. */
   bus: Events;
   clientId: string;
@@ -35,7 +35,7 @@ export type TailOptions = {
  * last event received is always a valid cursor to resume from.
  */
 export function tailLog(options: TailOptions): AsyncIterable<ClientEvent> {
-  const { prisma, bus, clientId, userId, types } = options;
+  const { sql, bus, clientId, userId, types } = options;
   return new Repeater<ClientEvent>(async (push, stop) => {
     let stopped = false;
     let wake: (() => void) | undefined;
@@ -59,10 +59,10 @@ export function tailLog(options: TailOptions): AsyncIterable<ClientEvent> {
     });
 
     try {
-      let cursor = options.after ?? (await newestEventId(prisma, clientId));
+      let cursor = options.after ?? (await newestEventId(sql, clientId));
       while (!stopped) {
         const nudgesBefore = nudgeCount;
-        const page = await readLog(prisma, { clientId, after: cursor, limit: PAGE, types, userId });
+        const page = await readLog(sql, { clientId, after: cursor, limit: PAGE, types, userId });
         for (const event of page.events) {
           if (stopped) break;
           await push(event);

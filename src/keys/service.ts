@@ -5,6 +5,7 @@ import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
 import { requireUuid } from "../validation.js";
 import type { CredentialCache } from "../auth/credential-cache.js";
+import { prismaSql } from "../db/sql.js";
 
 const KEY_PATTERN = /^(fpk_[0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;
 /** lastUsedAt is written at most once a minute per key. */
@@ -27,7 +28,7 @@ export class ApiKeyService {
     const key = `${prefix}.${randomBytes(32).toString("base64url")}`;
     const row = await this.prisma.$transaction(async (tx) => {
       const created = await tx.apiKey.create({ data: { clientId, prefix, hash: sha256(key).toString("hex") } });
-      await recordEvent(tx, { clientId, type: "api_key.created", object: eventObject.apiKey(created) });
+      await recordEvent(prismaSql(tx), { clientId, type: "api_key.created", object: eventObject.apiKey(created) });
       return created;
     });
     return { id: row.id, key, prefix, createdAt: row.createdAt };
@@ -46,7 +47,7 @@ export class ApiKeyService {
     const row = await this.prisma.$transaction(async (tx) => {
       const revoked = await tx.apiKey.updateMany({ where: { id, clientId, revokedAt: null }, data: { revokedAt: new Date() } });
       const revokedRow = await tx.apiKey.findUniqueOrThrow({ where: { id, clientId } });
-      if (revoked.count) await recordEvent(tx, { clientId, type: "api_key.revoked", object: eventObject.apiKey(revokedRow) });
+      if (revoked.count) await recordEvent(prismaSql(tx), { clientId, type: "api_key.revoked", object: eventObject.apiKey(revokedRow) });
       return revokedRow;
     });
     this.credentials?.revoked(id);

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Tx } from "../db/transaction.js";
+import type { Sql } from "../db/sql.js";
 import type { AccountIds } from "./account-ids.js";
 import type { AccountRef } from "./types.js";
 
@@ -27,23 +27,30 @@ export function accountKeys(refs: { account: AccountRef; shard: number }[]): Acc
   return [...keys.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
 }
 
+const FIND_ACCOUNT_IDS = `SELECT "id", "userId", "code", "currency", "shard" FROM "ledger_accounts"
+  WHERE "clientId" = $1::uuid AND "currency" = ANY($2::text[])
+    AND (("userId" = ANY($3::uuid[]) AND "code" = '${USER}') OR ("userId" IS NULL AND "code" = ANY($4::text[]) AND "shard" = ANY($5::int[])))`;
+
 /** The ids of the accounts that exist (one read, no lock; it may return a few other accounts of the same users). */
-async function findAccountIds(tx: Tx, clientId: string, keys: AccountKey[]): Promise<Map<string, string>> {
-  const userIds = [...new Set(keys.flatMap((k) => (k.userId ? [k.userId] : [])))];
-  const systemCodes = [...new Set(keys.flatMap((k) => (k.userId ? [] : [k.code])))];
-  const shards = [...new Set(keys.map((k) => k.shard))];
-  const rows = await tx.$queryRaw<{ id: string; userId: string | null; code: string; currency: string; shard: number }[]>`
-    SELECT "id", "userId", "code", "currency", "shard" FROM "ledger_accounts"
-    WHERE "clientId" = ${clientId}::uuid AND "currency" = ANY(${[...new Set(keys.map((k) => k.currency))]}::text[])
-      AND (("userId" = ANY(${userIds}::uuid[]) AND "code" = ${USER})
-           OR ("userId" IS NULL AND "code" = ANY(${systemCodes}::text[]) AND "shard" = ANY(${shards}::int[])))`;
+async function findAccountIds(tx: Sql, clientId: string, keys: AccountKey[]): Promise<Map<string, string>> {
+  const distinct = <T>(values: T[]) => [...new Set(values)];
+  const rows = await tx.query<{ id: string; userId: string | null; code: string; currency: string; shard: number }>("ledger_find_accounts", FIND_ACCOUNT_IDS, [
+    clientId,
+    distinct(keys.map((k) => k.currency)),
+    distinct(keys.flatMap((k) => (k.userId ? [k.userId] : []))),
+    distinct(keys.flatMap((k) => (k.userId ? [] : [k.code]))),
+    distinct(keys.map((k) => k.shard)),
+  ]);
   return new Map(rows.map((row) => [row.userId ? userKey(row.userId, row.currency) : systemKey(row.code, row.shard, row.currency), row.id]));
 }
 
+const CREATE_ACCOUNT = `INSERT INTO "ledger_accounts" ("id", "clientId", "userId", "code", "currency", "shard")
+  VALUES ($1::uuid, $2::uuid, $3::uuid, $4, $5, $6) ON CONFLICT DO NOTHING`;
+
 /** Row locks taken in one statement and one global order (ids): two journals never wait on each other in a cycle. */
-const lockByIds = (tx: Tx, ids: string[]) => tx.$queryRaw<LockedAccount[]>`
-  SELECT "id", "code", "currency", "balance"::text AS "balance", "entryCount", "lastEntryHash"
-  FROM "ledger_accounts" WHERE "id" = ANY(${ids}::uuid[]) ORDER BY "id" FOR UPDATE`;
+const LOCK_BY_IDS = `SELECT "id", "code", "currency", "balance"::text AS "balance", "entryCount", "lastEntryHash"
+  FROM "ledger_accounts" WHERE "id" = ANY($1::uuid[]) ORDER BY "id" FOR UPDATE`;
+const lockByIds = (tx: Sql, ids: string[]) => tx.query<LockedAccount>("ledger_lock_accounts", LOCK_BY_IDS, [ids]);
 
 const byKey = (keys: AccountKey[], idOf: (key: AccountKey) => string, rows: LockedAccount[]) => {
   const byId = new Map(rows.map((row) => [row.id, row]));
@@ -55,7 +62,7 @@ const byKey = (keys: AccountKey[], idOf: (key: AccountKey) => string, rows: Lock
  * locked straight away; otherwise their ids are read and missing accounts created first, before
  * any row lock is held (except after a forgotten id, which is rare).
  */
-export async function lockAccounts(tx: Tx, clientId: string, keys: AccountKey[], known: AccountIds): Promise<Map<string, LockedAccount>> {
+export async function lockAccounts(tx: Sql, clientId: string, keys: AccountKey[], known: AccountIds): Promise<Map<string, LockedAccount>> {
   const knownIds = keys.map((k) => known.get(clientId, k.key));
   if (knownIds.every((id) => id !== undefined)) {
     const rows = await lockByIds(tx, knownIds);
@@ -67,10 +74,7 @@ export async function lockAccounts(tx: Tx, clientId: string, keys: AccountKey[],
   if (missing.length) {
     for (const account of missing) {
       known.created(tx, clientId, account.key);
-      await tx.$executeRaw`
-        INSERT INTO "ledger_accounts" ("id", "clientId", "userId", "code", "currency", "shard")
-        VALUES (${randomUUID()}::uuid, ${clientId}::uuid, ${account.userId}::uuid, ${account.code}, ${account.currency}, ${account.shard})
-        ON CONFLICT DO NOTHING`;
+      await tx.query("ledger_create_account", CREATE_ACCOUNT, [randomUUID(), clientId, account.userId, account.code, account.currency, account.shard]);
     }
     ids = await findAccountIds(tx, clientId, keys);
   }

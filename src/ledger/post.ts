@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Decimal } from "decimal.js";
-import type { Tx } from "../db/transaction.js";
+import type { Sql } from "../db/sql.js";
 import { AppError } from "../errors.js";
 import type { AccountIds } from "./account-ids.js";
 import { Exact } from "./amount.js";
@@ -61,7 +61,7 @@ function entriesOf(row: JournalRow, journal: JournalInput, shard: number, accoun
  * the previous entry). All their accounts are locked in one statement and everything is written in
  * one more. A user balance that would go below zero refuses them all with INSUFFICIENT_FUNDS.
  */
-export async function postJournals(tx: Tx, journals: JournalInput[], known: AccountIds, houseShards: number) {
+export async function postJournals(tx: Sql, journals: JournalInput[], known: AccountIds, houseShards: number) {
   const clientId = journals[0].clientId;
   if (journals.some((journal) => journal.clientId !== clientId)) throw new Error("Journals posted together belong to one client");
   journals.forEach(assertBalanced);

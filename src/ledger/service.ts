@@ -1,7 +1,7 @@
 import type { Decimal } from "decimal.js";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import type { BusinessMetrics } from "../metrics/metrics.js";
-import type { Tx } from "../db/transaction.js";
+import type { Sql } from "../db/sql.js";
 import { pageArgs, parseInput } from "../validation.js";
 import { AccountIds } from "./account-ids.js";
 import { Exact } from "./amount.js";
@@ -45,13 +45,13 @@ export class LedgerService {
     private readonly houseShards = HOUSE_SHARDS,
   ) {}
 
-  async post(tx: Tx, journal: JournalInput) {
+  async post(tx: Sql, journal: JournalInput) {
     const [posted] = await this.postAll(tx, [journal]);
     return posted;
   }
 
   /** Several journals of one client, in this order, with one lock statement and one write for them all. */
-  async postAll(tx: Tx, journals: JournalInput[]) {
+  async postAll(tx: Sql, journals: JournalInput[]) {
     const posted = await postJournals(tx, journals, this.accountIds, this.houseShards);
     for (const journal of journals) this.journals.inc({ type: journal.type });
     return posted;

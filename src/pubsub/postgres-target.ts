@@ -36,8 +36,13 @@ class NotifyEventTarget extends EventTarget implements PostgresEventTarget {
   private listener?: pg.Client;
   private reconnectTimer?: NodeJS.Timeout;
   private closed = false;
-  /** Publishes run one after another so that subscribers see an entity's changes in order. */
+  /**
+   * Publishes run one after another so that subscribers see an entity's changes in order; those
+   * made while one is in flight wait together and go in the next statement, in order, instead of
+   * queueing one round trip each behind it.
+   */
   private publishing: Promise<void> = Promise.resolve();
+  private waiting: string[] = [];
 
   constructor(private readonly options: PostgresEventTargetOptions) {
     super();
@@ -49,13 +54,21 @@ class NotifyEventTarget extends EventTarget implements PostgresEventTarget {
       this.options.logger.error({ topic: event.type, bytes: Buffer.byteLength(payload) }, "event too large to publish");
       return false;
     }
-    this.publishing = this.publishing
-      .then(() => this.options.pool.query("SELECT pg_notify($1, $2)", [EVENTS_CHANNEL, payload]))
-      .then(
-        () => undefined,
-        (err) => this.options.logger.error({ err, topic: event.type }, "could not publish event"),
-      );
+    this.waiting.push(payload);
+    if (this.waiting.length === 1) this.publishing = this.publishing.then(() => this.publishWaiting());
     return true;
+  }
+
+  private async publishWaiting() {
+    const payloads = this.waiting;
+    this.waiting = [];
+    try {
+      // A function scan yields the array in order, so the NOTIFYs go out in publishing order.
+      await this.options.pool.query("SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload", [EVENTS_CHANNEL, payloads]);
+    } catch (err) {
+      const topics = payloads.map((payload) => (JSON.parse(payload) as Envelope).topic);
+      this.options.logger.error({ err, topics }, "could not publish events");
+    }
   }
 
   async listen(): Promise<void> {

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
-import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
+import type { Deposit, Prisma, PrismaClient } from "../generated/prisma/client.js";
 import { VIRTUAL_ACCOUNT_CURRENCIES } from "../accounts/virtual-account-currencies.js";
 import type { VirtualAccountService } from "../accounts/virtual-account-service.js";
 import type { DepositService } from "../deposits/service.js";
@@ -12,6 +12,7 @@ import type { Currency } from "../providers/fx.js";
 import type { UserService } from "../users/service.js";
 import type { WalletService } from "../wallets/service.js";
 import { parseInput, upperCaseCode, uuid } from "../validation.js";
+import type { ProviderEvent } from "../webhooks/events.js";
 import type { DeliverEvent } from "./webhook-feed.js";
 
 /** The provider name of the sandbox's on-chain watcher (the banking providers have their own names). */
@@ -64,23 +65,26 @@ export class SandboxDeposits {
   }
 
   /** The provider reports the deposit settled; a completed one is returned as it is, a failed one is a CONFLICT. */
-  async complete(clientId: string, id: unknown, query: DepositSelection = {}) {
-    const deposit = await this.deps.deposits.getSettleable(clientId, id, "COMPLETED");
-    if (deposit.status === "PENDING") {
-      await this.deps.deliver(deposit.provider, { id: newEventId(), type: "deposit.completed", data: { reference: deposit.eventId } });
-    }
-    return this.deps.deposits.get(clientId, deposit.id, query);
+  complete(clientId: string, id: unknown, query: DepositSelection = {}) {
+    return this.reportSettled(clientId, id, "COMPLETED", query, (deposit) => ({ id: newEventId(), type: "deposit.completed", data: { reference: deposit.eventId } }));
   }
 
   /** The provider reports the deposit failed; a failed one is returned as it is, a completed one is a CONFLICT. */
-  async fail(clientId: string, id: unknown, reason: string | null | undefined, query: DepositSelection = {}) {
-    const deposit = await this.deps.deposits.getSettleable(clientId, id, "FAILED");
+  fail(clientId: string, id: unknown, reason: string | null | undefined, query: DepositSelection = {}) {
+    return this.reportSettled(clientId, id, "FAILED", query, (deposit) => ({
+      id: newEventId(),
+      type: "deposit.failed",
+      data: { reference: deposit.eventId, reason: reason?.trim() || "Failed in the sandbox" },
+    }));
+  }
+
+  /** Delivers the provider's event for a PENDING deposit, and returns the deposit as committed. */
+  private async reportSettled(clientId: string, id: unknown, target: "COMPLETED" | "FAILED", query: DepositSelection, event: (deposit: Deposit) => ProviderEvent) {
+    const deposit = await this.deps.deposits.getSettleable(clientId, id, target);
     if (deposit.status === "PENDING") {
-      await this.deps.deliver(deposit.provider, {
-        id: newEventId(),
-        type: "deposit.failed",
-        data: { reference: deposit.eventId, reason: reason?.trim() || "Failed in the sandbox" },
-      });
+      const { changed } = await this.deps.deliver(deposit.provider, event(deposit));
+      // The row the webhook's transaction committed is final: without relations to select, no need to read it again.
+      if (changed && Object.keys(query).length === 0) return changed;
     }
     return this.deps.deposits.get(clientId, deposit.id, query);
   }

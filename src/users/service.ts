@@ -1,8 +1,8 @@
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { z } from "zod";
 import type { Prisma, PrismaClient, User } from "../generated/prisma/client.js";
-import type { SqlReader } from "../db/database.js";
 import { isUniqueViolation } from "../db/errors.js";
+import { prismaSql, type Sql } from "../db/sql.js";
 import { AppError, notFound } from "../errors.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
@@ -45,7 +45,7 @@ const USER_BY_ID = `SELECT "id", "clientId", "email", "firstName", "lastName", "
 export class UserService {
   constructor(
     private readonly prisma: PrismaClient,
-    private readonly sql: SqlReader,
+    private readonly sql: Sql,
   ) {}
 
   async create(clientId: string, input: unknown) {
@@ -53,7 +53,7 @@ export class UserService {
     try {
       return await this.prisma.$transaction(async (tx) => {
         const created = await tx.user.create({ data: { ...user, dob: new Date(`${user.dob}T00:00:00.000Z`), clientId } });
-        await recordEvent(tx, { clientId, userId: created.id, type: "user.created", object: eventObject.user(created) });
+        await recordEvent(prismaSql(tx), { clientId, userId: created.id, type: "user.created", object: eventObject.user(created) });
         return created;
       });
     } catch (err) {

@@ -1,6 +1,6 @@
 import { getAddress, isAddress } from "viem";
 import type { Deposit, PrismaClient } from "../generated/prisma/client.js";
-import { inTransaction, type Tx } from "../db/transaction.js";
+import type { Sql, SqlDatabase } from "../db/sql.js";
 import { badInput, notFound } from "../errors.js";
 import { parseAmount } from "../ledger/amount.js";
 import type { Logger } from "../logger.js";
@@ -14,6 +14,8 @@ import { verifyWebhookSignature } from "./signature.js";
 
 type Deps = {
   prisma: PrismaClient;
+  /** The events' transactions run on plain SQL: the money path of a deposit (see README, Measured). */
+  sql: SqlDatabase;
   /** The secret each provider signs with (see ./secrets.ts). */
   secretFor: (provider: string) => string;
   /** Who may send events, and of which kind: banking providers by name, and the on-chain watcher. */
@@ -25,8 +27,12 @@ type Deps = {
 };
 
 export type WebhookDelivery = { provider: string; signature: string | undefined; rawBody: Buffer };
+/** `changed`: the deposit as this event's transaction committed it (null when nothing changed). */
+export type WebhookOutcome = { duplicate: boolean; changed: Deposit | null };
 
 type ReceivedEvent = Extract<ProviderEvent, { type: "deposit.received" }>;
+
+const RECORD_EVENT = `INSERT INTO "webhook_events" ("provider", "eventId", "type") VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1 AS "recorded"`;
 
 /**
  * Provider events, authenticated by their signature and applied exactly once: the event id is
@@ -36,7 +42,7 @@ type ReceivedEvent = Extract<ProviderEvent, { type: "deposit.received" }>;
 export class WebhookService {
   constructor(private readonly deps: Deps) {}
 
-  async receive({ provider, signature, rawBody }: WebhookDelivery): Promise<{ duplicate: boolean }> {
+  async receive({ provider, signature, rawBody }: WebhookDelivery): Promise<WebhookOutcome> {
     if (!Object.hasOwn(this.deps.providers, provider)) throw notFound(`Webhook provider ${provider}`);
     const kind = this.deps.providers[provider];
     verifyWebhookSignature(this.deps.secretFor(provider), signature, rawBody);
@@ -44,21 +50,19 @@ export class WebhookService {
     // Targets are resolved before the transaction: on the embedded database a read outside it would wait for it.
     const incoming = event.type === "deposit.received" ? await this.incomingDeposit(provider, kind, event) : undefined;
 
-    const outcome = await inTransaction(this.deps.prisma, async (tx) => {
-      const recorded = await tx.$executeRaw`
-        INSERT INTO "webhook_events" ("provider", "eventId", "type") VALUES (${provider}, ${event.id}, ${event.type})
-        ON CONFLICT DO NOTHING`;
-      if (recorded === 0) return { duplicate: true, changed: null };
+    const outcome = await this.deps.sql.transaction(async (tx): Promise<WebhookOutcome> => {
+      const recorded = await tx.query("webhook_event_record", RECORD_EVENT, [provider, event.id, event.type]);
+      if (recorded.length === 0) return { duplicate: true, changed: null };
       return { duplicate: false, changed: await this.apply(tx, provider, event, incoming) };
     });
     const result = outcome.duplicate ? "duplicate" : outcome.changed ? "applied" : "unchanged";
     this.deps.metrics.providerWebhooks.inc({ provider, outcome: result });
     if (outcome.changed) this.deps.deposits.announce([outcome.changed]);
     else if (!outcome.duplicate) this.deps.logger.info({ provider, eventId: event.id, type: event.type }, "webhook event changed nothing");
-    return { duplicate: outcome.duplicate };
+    return outcome;
   }
 
-  private apply(tx: Tx, provider: string, event: ProviderEvent, incoming: IncomingDeposit | undefined): Promise<Deposit | null> {
+  private apply(tx: Sql, provider: string, event: ProviderEvent, incoming: IncomingDeposit | undefined): Promise<Deposit | null> {
     switch (event.type) {
       case "deposit.received":
         return this.deps.deposits.receive(tx, incoming!);

@@ -3,6 +3,7 @@ import type { Decimal } from "decimal.js";
 import { getAddress } from "viem";
 import type { Prisma, PrismaClient, User, Withdrawal } from "../generated/prisma/client.js";
 import { inTransaction, type Tx } from "../db/transaction.js";
+import { prismaSql } from "../db/sql.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
 import { AppError, badInput, notFound } from "../errors.js";
@@ -114,7 +115,7 @@ export class WithdrawalService {
         },
       });
       // The ledger refuses a user balance below zero (INSUFFICIENT_FUNDS), rolling the record back too.
-      await this.deps.ledger.post(tx, {
+      await this.deps.ledger.post(prismaSql(tx), {
         clientId,
         type: "WITHDRAWAL",
         referenceId: withdrawal.reference,
@@ -123,7 +124,7 @@ export class WithdrawalService {
           { account: { system: "PAYOUTS", currency }, amount, type: "WITHDRAWAL" },
         ],
       });
-      await recordEvent(tx, { clientId, userId, type: "withdrawal.created", object: eventObject.withdrawal(withdrawal) });
+      await recordEvent(prismaSql(tx), { clientId, userId, type: "withdrawal.created", object: eventObject.withdrawal(withdrawal) });
       return withdrawal;
     });
     this.deps.metrics.withdrawals.inc({ type: initiated.type, status: initiated.status });
@@ -146,7 +147,7 @@ export class WithdrawalService {
       if (moved.count && change.status === WITHDRAWAL_STATUS.FAILED) await this.reverse(tx, withdrawal);
       if (moved.count) {
         const type = change.status === WITHDRAWAL_STATUS.COMPLETED ? "withdrawal.completed" : "withdrawal.failed";
-        await recordEvent(tx, { clientId, userId: withdrawal.userId, type, object: eventObject.withdrawal(withdrawal) });
+        await recordEvent(prismaSql(tx), { clientId, userId: withdrawal.userId, type, object: eventObject.withdrawal(withdrawal) });
       }
       return { withdrawal, closed: moved.count > 0 };
     });
@@ -157,7 +158,7 @@ export class WithdrawalService {
   private reverse(tx: Tx, withdrawal: Withdrawal) {
     const amount = new Exact(withdrawal.amount.toString());
     const { clientId, userId, currency } = withdrawal;
-    return this.deps.ledger.post(tx, {
+    return this.deps.ledger.post(prismaSql(tx), {
       clientId,
       type: "WITHDRAWAL_REVERSAL",
       referenceId: withdrawal.reference,

@@ -1,6 +1,5 @@
 import { Decimal } from "decimal.js";
 import { expect } from "vitest";
-import { inTransaction } from "../../src/db/transaction.js";
 import type { TestServer } from "./server.js";
 
 /**
@@ -8,9 +7,8 @@ import type { TestServer } from "./server.js";
  * settlement), for tests that need a balance before any deposit flow runs.
  */
 export async function fund(server: TestServer, clientId: string, userId: string, currency: string, amount: string) {
-  const { prisma } = server.app.db;
   const value = new Decimal(amount);
-  await inTransaction(prisma, (tx) =>
+  await server.app.db.sql.transaction((tx) =>
     server.app.services.ledger.post(tx, {
       clientId,
       type: "DEPOSIT",
