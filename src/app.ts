@@ -116,8 +116,12 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
   // Before the body reader: webhook signatures cover the raw body.
   mountWebhooks(app, services.webhooks, rateLimits);
   app.use(["/v1", "/graphql"], readBody());
-  app.post("/graphql", directJsonPost(yoga, validatedDocuments));
-  app.use("/graphql", (req, res) => void yoga.handle(req, res, { requestInfo: httpRequestInfo(req, "graphql-http") }));
+  app.post("/graphql", directJsonPost(yoga, validatedDocuments, logger));
+  app.use("/graphql", (req, res) => {
+    const requestInfo = httpRequestInfo(req, "graphql-http");
+    res.locals.requestInfo = requestInfo; // for the access log's clientId
+    void yoga.handle(req, res, { requestInfo });
+  });
   app.use(restRouter(restRoutes, yoga));
   app.use(notFoundRoute);
   app.use(errorHandler(logger));

@@ -143,6 +143,19 @@ describe("a document seen before (answered without yoga's HTTP layer)", () => {
   }
 });
 
+describe("requests the direct path must leave to yoga, with a document it knows", () => {
+  it.each([
+    ["another path", "/GraphQL", "application/json", 404],
+    ["a +json content type yoga does not take", "/graphql", "application/evil+json", 415],
+  ])("answers %s as yoga does", async (_name, path, contentType, status) => {
+    const tenant = await newTenant(server);
+    const body = JSON.stringify({ query: `{ me { id } } # ${crypto.randomUUID()}` });
+    const send = (to: string, type: string) => fetch(`${server.url}${to}`, { method: "POST", headers: { ...tenant.headers, "content-type": type }, body });
+    expect((await send("/graphql", "application/json")).status).toBe(200);
+    expect((await send(path, contentType)).status).toBe(status);
+  });
+});
+
 describe("error masking", () => {
   it("masks an unexpected error as INTERNAL without its message or stack", async () => {
     const res = await post({ query: `mutation { requestOtp(email: "masked@example.com") { message } }` });

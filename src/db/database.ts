@@ -31,7 +31,9 @@ export type DatabaseOptions = {
 };
 
 async function openPostgres(url: string, options: DatabaseOptions): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+  // A transaction left idle (a stuck caller) is ended by the server after 30 s, as Prisma's
+  // interactive transactions were; its connection is then discarded, not reused.
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, idle_in_transaction_session_timeout: 30_000 });
   pool.on("error", (err) => options.logger.error({ err }, "idle database connection failed"));
   const client = await pool.connect();
   try {

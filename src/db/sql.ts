@@ -16,10 +16,20 @@ export type SqlDatabase = Sql & {
   transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
 };
 
-/** A Prisma interactive transaction as Sql, so that writers whose transaction Prisma runs use the same statements. */
-export const prismaSql = (tx: Tx): Sql => ({
-  query: <Row>(_name: string, text: string, values: unknown[]) => tx.$queryRawUnsafe<Row[]>(text, ...values),
-});
+const prismaSqls = new WeakMap<Tx, Sql>();
+
+/**
+ * A Prisma interactive transaction as Sql, so that writers whose transaction Prisma runs use the same
+ * statements. One wrapper per transaction: the ledger knows a transaction by its Sql object.
+ */
+export function prismaSql(tx: Tx): Sql {
+  let sql = prismaSqls.get(tx);
+  if (!sql) {
+    sql = { query: <Row>(_name: string, text: string, values: unknown[]) => tx.$queryRawUnsafe<Row[]>(text, ...values) };
+    prismaSqls.set(tx, sql);
+  }
+  return sql;
+}
 
 const onClient = (client: pg.PoolClient): Sql => ({
   query: async <Row>(name: string, text: string, values: unknown[]) => (await client.query({ name, text, values })).rows as Row[],
@@ -32,6 +42,10 @@ export function poolSql(pool: pg.Pool): SqlDatabase {
     async transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       let broken: Error | undefined;
+      // A checked-out client has no pool listener: without this, a connection that dies mid-transaction
+      // (a restart, a failover, a killed backend) raises an unhandled 'error' and ends the process.
+      const onError = (err: Error) => (broken = err);
+      client.on("error", onError);
       try {
         await client.query("BEGIN");
         const result = await work(onClient(client));
@@ -42,6 +56,7 @@ export function poolSql(pool: pg.Pool): SqlDatabase {
         await client.query("ROLLBACK").catch((rollbackError: Error) => (broken = rollbackError));
         throw err;
       } finally {
+        client.removeListener("error", onError);
         client.release(broken);
       }
     },

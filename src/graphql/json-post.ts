@@ -1,7 +1,9 @@
 import type { NextFunction, Request, Response } from "express";
-import { getOperationAST, type DocumentNode } from "graphql";
+import { getOperationAST, type DocumentNode, type ExecutionResult } from "graphql";
 import { processRegularResult, type Plugin } from "graphql-yoga";
+import type { Logger } from "../logger.js";
 import { httpRequestInfo } from "../pipeline/request-info.js";
+import { maskError } from "./errors.js";
 import type { Yoga } from "./yoga.js";
 
 type Params = { query: string; variables?: Record<string, unknown> | null; operationName?: string | null };
@@ -16,6 +18,8 @@ const ANSWERED_AS: Record<string, string> = {
 
 /** Documents kept at most; one pushed out is answered by yoga once more, then known again. */
 const MAX_DOCUMENTS = 1000;
+/** Longer texts (padded with comments, say) are never kept: yoga answers them every time. */
+const MAX_SOURCE_LENGTH = 10_000;
 
 /**
  * The query texts that have parsed and validated once in the pipeline (on any transport). Only
@@ -33,7 +37,8 @@ export class ValidatedDocuments {
   plugin(): Plugin {
     return {
       onParse: ({ params }) => ({ result }) => {
-        if (result && !(result instanceof Error)) this.sources.set(result as DocumentNode, String(params.source));
+        const source = String(params.source);
+        if (result && !(result instanceof Error) && source.length <= MAX_SOURCE_LENGTH) this.sources.set(result as DocumentNode, source);
       },
       onValidate: ({ params }) => ({ valid }) => {
         const source = this.sources.get(params.documentAST);
@@ -47,19 +52,20 @@ export class ValidatedDocuments {
 
 /**
  * GraphQL over HTTP for the common request, executed through yoga's enveloped pipeline directly (as
- * the /v1 table and graphql-ws do) and answered by yoga's own result processor: a POST of a JSON
- * body `{query, variables?, operationName?}` with no query string, no Origin (browsers get yoga's
+ * the /v1 table and graphql-ws do) and answered by yoga's own result processor: a POST to exactly
+ * `/graphql` of an `application/json` body `{query, variables?, operationName?}` with no query string, no Origin (browsers get yoga's
  * CORS handling), Accept absent, `*∕*`, `application/json` or `application/graphql-response+json`,
  * whose document is a known valid one (`ValidatedDocuments`) and selects a query or mutation.
  * Everything else (GET, SSE, subscriptions, other bodies, new or failing documents, batches) goes on
  * to `yoga.handle`, which answers as it always has. Why: the Fetch API adapter yoga puts around each Node request cost more CPU than
  * the lookup it carried (README, Measured).
  */
-export function directJsonPost(yoga: Yoga, validated: ValidatedDocuments) {
+export function directJsonPost(yoga: Yoga, validated: ValidatedDocuments, logger: Logger) {
   return async (req: Request, res: Response, next: NextFunction) => {
     const params = plainParams(req.body);
     const answeredAs = ANSWERED_AS[req.headers.accept?.trim().toLowerCase() ?? ""];
-    if (!params || !answeredAs || req.headers.origin !== undefined || req.url.includes("?") || !validated.has(params.query)) return next();
+    const plainRequest = req.path === "/graphql" && !req.url.includes("?") && req.is("application/json") && req.headers.origin === undefined;
+    if (!plainRequest || !params || !answeredAs || !validated.has(params.query)) return next();
     const requestInfo = httpRequestInfo(req, "graphql-http");
     const enveloped = yoga.getEnveloped({ requestInfo, req });
     // Answered from yoga's parse and validation caches, through the same plugins as on its own path.
@@ -67,13 +73,19 @@ export function directJsonPost(yoga: Yoga, validated: ValidatedDocuments) {
     const operation = getOperationAST(document, params.operationName);
     if (!operation || operation.operation === "subscription" || enveloped.validate(enveloped.schema, document).length) return next();
     res.locals.requestInfo = requestInfo;
-    const result = await enveloped.execute({
-      schema: enveloped.schema,
-      document,
-      operationName: params.operationName,
-      variableValues: params.variables,
-      contextValue: await enveloped.contextFactory(),
-    });
+    let result: ExecutionResult;
+    try {
+      result = (await enveloped.execute({
+        schema: enveloped.schema,
+        document,
+        operationName: params.operationName,
+        variableValues: params.variables,
+        contextValue: await enveloped.contextFactory(),
+      })) as ExecutionResult;
+    } catch (error) {
+      // What yoga does with an error thrown outside the resolvers: one masked error, GraphQL-shaped.
+      result = { errors: [maskError(error, logger)] };
+    }
     const answer = processRegularResult(result, yoga.fetchAPI, answeredAs);
     res.status(answer.status).set(Object.fromEntries(answer.headers)).end(await answer.text());
   };

@@ -25,12 +25,13 @@ export function accessLog(logger: Logger) {
     const requestId = requestIdOf(req);
     req.requestId = requestId;
     res.setHeader("x-request-id", requestId);
-    res.once("finish", () => {
+    // "close" comes after "finish", and also when the caller went away before the answer was sent.
+    res.once("close", () => {
       const requestInfo = res.locals.requestInfo as RequestInfo | undefined;
       const line = {
         requestId,
         req: { method: req.method, path: req.originalUrl.split("?")[0] },
-        res: { status: res.statusCode },
+        res: { status: res.statusCode, ...(res.writableFinished ? {} : { aborted: true }) },
         route: req.route?.path as string | undefined,
         clientId: requestInfo?.clientId,
         durationMs: Math.round(performance.now() - started),
