@@ -4,8 +4,8 @@ import { startProcess, type Started } from "./processes.js";
 
 const secret = () => randomBytes(32).toString("hex");
 
-/** The API as deployed (production mode, its own process) on the bench database; `env` adds to it. */
-export function startApp(databaseUrl: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Started> {
+/** The API as deployed (production mode, its own process) on the bench database; `env` adds to it; `cwd`: another checkout's. */
+export function startApp(databaseUrl: string, env: Record<string, string> = {}, nodeArgs: string[] = [], cwd?: string): Promise<Started> {
   return startProcess("src/main.ts", {
     NODE_ENV: "production",
     DATABASE_URL: databaseUrl,
@@ -19,5 +19,5 @@ export function startApp(databaseUrl: string, env: Record<string, string> = {}, 
     SMTP_URL: "smtp://127.0.0.1:25", // required in production; the bench sends no mail
     RATE_LIMIT_PER_MINUTE: "100000000",
     ...env,
-  }, nodeArgs);
+  }, nodeArgs, cwd);
 }

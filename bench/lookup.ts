@@ -7,25 +7,44 @@ import { startProcess, type Started } from "./processes.js";
 import { markdownTable, ratio, section } from "./report.js";
 import { newClient, newUsers, withDatabase } from "./setup.js";
 
-export type LookupOptions = { databaseUrl: string; seconds: number; connections: number };
+export type LookupOptions = {
+  databaseUrl: string;
+  seconds: number;
+  connections: number;
+  /** Another checkout (with its own node_modules) whose server is measured beside this one's, on the same lookups. */
+  compareWith?: string;
+};
 
-function targets(appUrl: string, baselineUrl: string, apiKey: string, userId: string): LoadTarget[] {
-  const auth = { "x-api-key": apiKey };
+type Run = { server: Started; target: LoadTarget };
+
+const restLookup = (url: string, apiKey: string, userId: string, label = ""): LoadTarget => ({
+  name: `REST GET /v1/user/{id}${label}`,
+  url: `${url}/v1/user/${userId}`,
+  headers: { "x-api-key": apiKey },
+});
+
+const graphqlLookup = (url: string, apiKey: string, userId: string, label = ""): LoadTarget => ({
+  name: `GraphQL user(id) (POST, variables)${label}`,
+  url: `${url}/graphql`,
+  method: "POST",
+  headers: { "x-api-key": apiKey, "content-type": "application/json" },
+  body: JSON.stringify({
+    query: "query User($id: ID!) { user(id: $id) { id createdAt updatedAt firstName lastName phoneNumber email clientId } }",
+    variables: { id: userId },
+  }),
+});
+
+function runs(servers: { app: Started; baseline: Started; other?: Started; otherLabel: string }, apiKey: string, userId: string): Run[] {
+  const { app, baseline, other, otherLabel } = servers;
+  const beside = (make: typeof restLookup): Run[] => (other ? [{ server: other, target: make(other.url, apiKey, userId, otherLabel) }] : []);
   return [
-    { name: "baseline: node:http + pg", url: `${baselineUrl}/user/${userId}` },
-    { name: "Express GET /healthz (framework floor)", url: `${appUrl}/healthz` },
-    { name: "REST unauthenticated GET /v1/user/{id} (no database: 401)", url: `${appUrl}/v1/user/${userId}`, expectStatus: 401 },
-    { name: "REST GET /v1/user/{id}", url: `${appUrl}/v1/user/${userId}`, headers: auth },
-    {
-      name: "GraphQL user(id) (POST, variables)",
-      url: `${appUrl}/graphql`,
-      method: "POST",
-      headers: { ...auth, "content-type": "application/json" },
-      body: JSON.stringify({
-        query: "query User($id: ID!) { user(id: $id) { id createdAt updatedAt firstName lastName phoneNumber email clientId } }",
-        variables: { id: userId },
-      }),
-    },
+    { server: baseline, target: { name: "baseline: node:http + pg", url: `${baseline.url}/user/${userId}` } },
+    { server: app, target: { name: "Express GET /healthz (framework floor)", url: `${app.url}/healthz` } },
+    { server: app, target: { name: "REST unauthenticated GET /v1/user/{id} (no database: 401)", url: `${app.url}/v1/user/${userId}`, expectStatus: 401 } },
+    { server: app, target: restLookup(app.url, apiKey, userId) },
+    ...beside(restLookup),
+    { server: app, target: graphqlLookup(app.url, apiKey, userId) },
+    ...beside(graphqlLookup),
   ];
 }
 
@@ -47,25 +66,27 @@ async function measured(server: Started, target: LoadTarget, options: { connecti
   return { ...result, cpuMicrosPerRequest: (cpuMsBetween(before, await probe(server)) * 1000) / requests };
 }
 
-export async function benchLookup({ databaseUrl, seconds, connections }: LookupOptions): Promise<string> {
+export async function benchLookup({ databaseUrl, seconds, connections, compareWith }: LookupOptions): Promise<string> {
   const { apiKey, userId } = await withDatabase(databaseUrl, async ({ prisma }) => {
     const { apiKey, clientId } = await newClient(prisma);
     const [userId] = await newUsers(prisma, clientId, 1);
     return { apiKey, userId };
   });
-  const app = await startApp(databaseUrl, {}, PROBED);
+  const started: Started[] = [];
+  const start = async (server: Promise<Started>) => {
+    started.push(await server);
+    return started[started.length - 1];
+  };
   try {
-    const baseline = await startProcess("bench/baseline-server.ts", { DATABASE_URL: databaseUrl, PORT: "0" }, PROBED);
-    try {
-      const all = targets(app.url, baseline.url, apiKey, userId);
-      for (const target of all) await load(target, { connections, seconds: 2 }); // warm-up
-      const results: Measured[] = [];
-      for (const [i, target] of all.entries()) results.push(await measured(i === 0 ? baseline : app, target, { connections, seconds }));
-      return section(`User lookup, ${connections} connections, ${seconds} s each`, table(results));
-    } finally {
-      await baseline.stop();
-    }
+    const app = await start(startApp(databaseUrl, {}, PROBED));
+    const baseline = await start(startProcess("bench/baseline-server.ts", { DATABASE_URL: databaseUrl, PORT: "0" }, PROBED));
+    const other = compareWith ? await start(startApp(databaseUrl, {}, PROBED, compareWith)) : undefined;
+    const all = runs({ app, baseline, other, otherLabel: ` — the server of ${compareWith}` }, apiKey, userId);
+    for (const { target } of all) await load(target, { connections, seconds: 2 }); // warm-up
+    const results: Measured[] = [];
+    for (const { server, target } of all) results.push(await measured(server, target, { connections, seconds }));
+    return section(`User lookup, ${connections} connections, ${seconds} s each`, table(results));
   } finally {
-    await app.stop();
+    for (const server of started.reverse()) await server.stop();
   }
 }

@@ -12,9 +12,13 @@ export type Started = {
 /** BENCH_CPU_PROFILE_DIR: every started process writes a V8 CPU profile there when it exits (`node --cpu-prof`). */
 const profiling = (dir = process.env.BENCH_CPU_PROFILE_DIR) => (dir ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : []);
 
-/** Starts a TypeScript entry point as its own process and waits for the JSON line that carries its `url`. */
-export function startProcess(entry: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Started> {
+/**
+ * Starts a TypeScript entry point as its own process and waits for the JSON line that carries its
+ * `url`. `cwd`: the checkout to run it from (another one must have its own node_modules).
+ */
+export function startProcess(entry: string, env: Record<string, string>, nodeArgs: string[] = [], cwd?: string): Promise<Started> {
   const child = spawn(process.execPath, [...profiling(), "--import", "tsx", ...nodeArgs, entry], {
+    cwd,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -7,7 +7,9 @@
 // `fintech_bench` database on 127.0.0.1:5432), BENCH_SECONDS (10), BENCH_CONNECTIONS (50),
 // BENCH_DEPOSITS (200 per row), BENCH_DEPOSIT_CONCURRENCY (10), BENCH_DEPOSIT_USERS (10), BENCH_JOURNAL_WORKERS (20),
 // BENCH_JOURNALS_PER_WORKER (100), BENCH_POOL_SIZE (10), BENCH_WEBSOCKETS (1000),
-// BENCH_CPU_PROFILE_DIR (unset: when set, each started server writes a CPU profile there).
+// BENCH_CPU_PROFILE_DIR (unset: when set, each started server writes a CPU profile there),
+// BENCH_COMPARE_WITH (unset: another checkout, with its own node_modules, whose server the lookup
+// part measures beside this one's: before/after in one run).
 import { benchDepositLatency } from "./deposit-latency.js";
 import { benchIdleWebSockets } from "./idle-websockets.js";
 import { benchJournals } from "./journals.js";
@@ -18,7 +20,13 @@ const setting = (name: string, fallback: number) => Number(process.env[name] ?? 
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/fintech_bench";
 
 const parts: Record<string, () => Promise<string>> = {
-  lookup: () => benchLookup({ databaseUrl, seconds: setting("BENCH_SECONDS", 10), connections: setting("BENCH_CONNECTIONS", 50) }),
+  lookup: () =>
+    benchLookup({
+      databaseUrl,
+      seconds: setting("BENCH_SECONDS", 10),
+      connections: setting("BENCH_CONNECTIONS", 50),
+      compareWith: process.env.BENCH_COMPARE_WITH,
+    }),
   deposits: () =>
     benchDepositLatency({
       databaseUrl,
