@@ -1,9 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
 import { rest } from "./support/http.js";
 import { completeDeposit, simulateUsdDeposit, userWithUsdAccount } from "./support/deposit-updates.js";
 import { waitForEvents } from "./support/events.js";
-import { subscribeSse, subscribeWs, SUBSCRIBE_SETTLE_MS, type Subscriber } from "./support/subscriptions.js";
+import { subscriptionsOf, type Subscriber } from "./support/subscriptions.js";
 
 const DEPOSIT_UPDATED = `subscription ($userId: ID, $after: ID) { depositUpdated(userId: $userId, after: $after) { id status eventCursor } }`;
 const DEPOSIT_TYPES = "&type=deposit.created&type=deposit.completed&type=deposit.failed";
@@ -14,22 +14,11 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-const open: Subscriber[] = [];
-afterEach(() => open.splice(0).forEach((subscriber) => subscriber.close()));
+const subscriptions = subscriptionsOf(() => server.url);
 
 type Transport = (tenant: Tenant, variables: Record<string, unknown>, headers?: Record<string, string>) => Promise<Subscriber>;
-const overWs: Transport = async (tenant, variables) => {
-  const subscriber = subscribeWs(server.url, { "x-api-key": tenant.apiKey }, DEPOSIT_UPDATED, variables);
-  open.push(subscriber);
-  await new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_SETTLE_MS));
-  return subscriber;
-};
-const overSse: Transport = async (tenant, variables, headers = {}) => {
-  const subscriber = await subscribeSse(server.url, { ...tenant.headers, ...headers }, DEPOSIT_UPDATED, variables);
-  open.push(subscriber);
-  await new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_SETTLE_MS));
-  return subscriber;
-};
+const overWs: Transport = (tenant, variables) => subscriptions.ws({ "x-api-key": tenant.apiKey }, DEPOSIT_UPDATED, variables);
+const overSse: Transport = (tenant, variables, headers = {}) => subscriptions.sse({ ...tenant.headers, ...headers }, DEPOSIT_UPDATED, variables);
 
 async function next(subscriber: Subscriber) {
   const result = await subscriber.take(10_000);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, startServer, testDatabaseUrl, type TestServer } from "./support/server.js";
 import { createUser, errorCodes, gql, rest } from "./support/http.js";
 import { ACTIVITY_EVENT_TYPES, allEvents, everyKindOfActivity, waitForEvents } from "./support/events.js";
-import { subscribeSse, subscribeWs, SUBSCRIBE_SETTLE_MS, type Subscriber } from "./support/subscriptions.js";
+import { subscribeSse, subscribeWs, settle, type Subscriber } from "./support/subscriptions.js";
 import { prismaSql } from "../src/db/sql.js";
 
 let server: TestServer;
@@ -99,7 +99,7 @@ describe("the events subscription", () => {
   ])("streams the client's events of the given types over $transport and resumes after a cursor", async ({ open }) => {
     const tenant = await newTenant(server);
     const live = await open(tenant, { types: ["user.created"] });
-    await new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_SETTLE_MS));
+    await settle();
     try {
       const first = await createUser(server, tenant);
       const seen = await next(live);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { completeDeposit, simulateUsdDeposit, userWithUsdAccount } from "./support/deposit-updates.js";
 import { gql, rest } from "./support/http.js";
 import { newTenant, startServer, testDatabaseUrl, type TestServer } from "./support/server.js";
-import { SUBSCRIBE_SETTLE_MS, subscribeWs } from "./support/subscriptions.js";
+import { settle, subscribeWs } from "./support/subscriptions.js";
 import { bankWithdrawalBody, fundedUser } from "./support/withdrawals.js";
 
 let server: TestServer;
@@ -95,7 +95,7 @@ describe("GET /metrics", () => {
     const tenant = await newTenant(server);
     const before = (await scrape()).get("websocket_connections")!;
     const subscriber = subscribeWs(server.url, tenant.headers, "subscription { depositUpdated { id } }");
-    await new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_SETTLE_MS));
+    await settle();
     expect((await scrape()).get("websocket_connections")).toBe(before + 1);
     subscriber.close();
     await expect.poll(async () => (await scrape()).get("websocket_connections")).toBe(before);

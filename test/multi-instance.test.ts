@@ -12,7 +12,7 @@ import { LISTENER_APPLICATION_NAME, openPostgresEventTarget } from "../src/pubsu
 import { testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
 import { completeDeposit, simulateUsdDeposit, userWithUsdAccount } from "./support/deposit-updates.js";
 import { startServerProcess, type ServerProcess } from "./support/server-process.js";
-import { subscribeWs, SUBSCRIBE_SETTLE_MS } from "./support/subscriptions.js";
+import { subscribeWs, settle } from "./support/subscriptions.js";
 
 const redisUrl = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
 const redisReachable = await isReachable(redisUrl);
@@ -25,7 +25,6 @@ const event = (overrides: Partial<DepositEvent> = {}): DepositEvent => ({
   ...overrides,
 });
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_SETTLE_MS));
 
 /** The next event the bus delivers, or a rejection after `timeoutMs`. */
 /**

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, startServer, testDatabaseUrl, type TestServer } from "./support/server.js";
 import { rest } from "./support/http.js";
-import { subscribeSse, SUBSCRIBE_SETTLE_MS } from "./support/subscriptions.js";
+import { subscribeSse, settle } from "./support/subscriptions.js";
 import { connectWs, craftSessionToken } from "./support/pipeline.js";
 
 const DEPOSIT_UPDATED = `subscription { depositUpdated { id status } }`;
@@ -52,7 +52,6 @@ async function overSse(headers: Record<string, string>): Promise<Stream> {
   return subscriber;
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_SETTLE_MS));
 
 /** How long after `from` the subscriber ended, and how (a websocket's close event, or undefined for an SSE stream's end). */
 async function endOf(subscriber: Stream, from: number, timeoutMs = 5000): Promise<{ afterMs: number; reason: unknown }> {

@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, newTenant, type TestServer } from "./support/server.js";
 import { createUser, rest } from "./support/http.js";
 import { completeDeposit, simulateUsdDeposit, userWithUsdAccount } from "./support/deposit-updates.js";
-import { subscribeSse, subscribeWs, SUBSCRIBE_SETTLE_MS, type Subscriber } from "./support/subscriptions.js";
+import { subscribeSse, subscribeWs, subscriptionsOf, type Subscriber } from "./support/subscriptions.js";
 
 const DEPOSIT_UPDATED = `subscription ($userId: ID) { depositUpdated(userId: $userId) { id userId status amount currency } }`;
 
@@ -12,22 +12,9 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-const open: Subscriber[] = [];
-afterEach(() => open.splice(0).forEach((subscriber) => subscriber.close()));
-
-async function overWs(apiKey: string, variables: Record<string, unknown> = {}) {
-  const subscriber = subscribeWs(server.url, { "x-api-key": apiKey }, DEPOSIT_UPDATED, variables);
-  open.push(subscriber);
-  await new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_SETTLE_MS));
-  return subscriber;
-}
-
-async function overSse(headers: Record<string, string>, variables: Record<string, unknown> = {}) {
-  const subscriber = await subscribeSse(server.url, headers, DEPOSIT_UPDATED, variables);
-  open.push(subscriber);
-  await new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_SETTLE_MS));
-  return subscriber;
-}
+const subscriptions = subscriptionsOf(() => server.url);
+const overWs = (apiKey: string, variables: Record<string, unknown> = {}) => subscriptions.ws({ "x-api-key": apiKey }, DEPOSIT_UPDATED, variables);
+const overSse = (headers: Record<string, string>, variables: Record<string, unknown> = {}) => subscriptions.sse(headers, DEPOSIT_UPDATED, variables);
 
 async function nextDeposit(subscriber: Subscriber) {
   const result = await subscriber.take();
@@ -102,8 +89,7 @@ describe.each([
 describe("depositUpdated authentication", () => {
   it("closes a graphql-ws connection without valid credentials (4403) before any subscription runs", async () => {
     for (const connectionParams of [{}, { "x-api-key": "fpk_000000000000.not-a-real-key-not-a-real-key-not-a-real-key1" }]) {
-      const subscriber = subscribeWs(server.url, connectionParams, DEPOSIT_UPDATED);
-      open.push(subscriber);
+      const subscriber = subscriptions.track(subscribeWs(server.url, connectionParams, DEPOSIT_UPDATED));
       expect(await subscriber.ended).toMatchObject({ code: 4403 });
     }
   });
@@ -112,14 +98,12 @@ describe("depositUpdated authentication", () => {
     const tenant = await newTenant(server);
     const created = await rest(server, "POST", "/v1/api-keys", { headers: tenant.headers });
     await rest(server, "DELETE", `/v1/api-keys/${created.body.id}`, { headers: tenant.headers });
-    const subscriber = subscribeWs(server.url, { "x-api-key": created.body.key }, DEPOSIT_UPDATED);
-    open.push(subscriber);
+    const subscriber = subscriptions.track(subscribeWs(server.url, { "x-api-key": created.body.key }, DEPOSIT_UPDATED));
     expect(await subscriber.ended).toMatchObject({ code: 4403 });
   });
 
   it("answers an SSE subscription without credentials with UNAUTHENTICATED and ends the stream", async () => {
-    const subscriber = await subscribeSse(server.url, {}, DEPOSIT_UPDATED);
-    open.push(subscriber);
+    const subscriber = subscriptions.track(await subscribeSse(server.url, {}, DEPOSIT_UPDATED));
     const result = await subscriber.take();
     expect(result.errors?.map((e) => e.extensions?.code)).toEqual(["UNAUTHENTICATED"]);
     expect(await subscriber.ended).toBeUndefined();

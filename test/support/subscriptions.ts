@@ -1,3 +1,4 @@
+import { afterEach } from "vitest";
 import { createClient } from "graphql-ws";
 import WebSocket from "ws";
 
@@ -17,6 +18,34 @@ export type Subscriber = {
 
 /** Time for a just-opened subscription to reach the server's event bus (no protocol acknowledges it). */
 export const SUBSCRIBE_SETTLE_MS = 300;
+
+/** Waits SUBSCRIBE_SETTLE_MS. */
+export const settle = () => new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_SETTLE_MS));
+
+/**
+ * A test file's subscriptions: every one is closed after its test; `ws` and `sse` also wait until it
+ * has reached the server's event bus. `baseUrl` is read when subscribing (servers start in beforeAll).
+ */
+export function subscriptionsOf(baseUrl: () => string) {
+  const open: Subscriber[] = [];
+  afterEach(() => open.splice(0).forEach((subscriber) => subscriber.close()));
+  const track = <T extends Subscriber>(subscriber: T) => {
+    open.push(subscriber);
+    return subscriber;
+  };
+  const settled = async <T extends Subscriber>(subscriber: T) => {
+    track(subscriber);
+    await settle();
+    return subscriber;
+  };
+  return {
+    track,
+    ws: (connectionParams: Record<string, unknown>, query: string, variables?: Record<string, unknown>) =>
+      settled(subscribeWs(baseUrl(), connectionParams, query, variables)),
+    sse: async (headers: Record<string, string>, query: string, variables?: Record<string, unknown>) =>
+      settled(await subscribeSse(baseUrl(), headers, query, variables)),
+  };
+}
 
 class Inbox {
   private readonly results: SubscriptionResult[] = [];
