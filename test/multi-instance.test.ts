@@ -25,8 +25,6 @@ const event = (overrides: Partial<DepositEvent> = {}): DepositEvent => ({
   ...overrides,
 });
 
-
-/** The next event the bus delivers, or a rejection after `timeoutMs`. */
 /**
  * The next event that `matches`: other test files publish deposits on the same database meanwhile,
  * so a test waits for its own event, not for the first one on the channel.
@@ -119,8 +117,12 @@ describe.skipIf(!testDatabaseUrl)("events across instances (PostgreSQL)", () => 
       expect(killed.rowCount).toBeGreaterThan(0);
       await pool.query("SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid", [killed.rows.map((r) => r.pid)]);
 
+      // Back once each re-opened connection has run its LISTEN (connected is not enough: a NOTIFY before it is not heard).
       await expect.poll(async () => {
-        const listeners = await pool.query("SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()", [LISTENER_APPLICATION_NAME]);
+        const listeners = await pool.query(
+          "SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database() AND state = 'idle' AND query ILIKE 'LISTEN%'",
+          [LISTENER_APPLICATION_NAME],
+        );
         return listeners.rowCount;
       }, { timeout: 5000 }).toBe(killed.rowCount);
       const published = event();
