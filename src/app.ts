@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { Socket } from "node:net";
 import express from "express";
 import { Redis } from "ioredis";
@@ -9,23 +9,23 @@ import { embeddedDataDir, openDatabase, type Database } from "./db/database.js";
 import { directJsonPost, ValidatedDocuments } from "./graphql/json-post.js";
 import { createGraphQLServer } from "./graphql/yoga.js";
 import { attachWebSocketServer } from "./graphql/websocket.js";
-import { accessLog } from "./http/access-log.js";
-import { readBody } from "./http/body.js";
+import { readBody as createBodyReader } from "./http/body.js";
 import { errorHandler, notFoundRoute } from "./http/errors.js";
+import { exchangeOf } from "./http/exchange.js";
+import { frontDoor } from "./http/front-door.js";
 import { IdempotencyRecords } from "./pipeline/idempotency-records.js";
 import { OpenStreams } from "./pipeline/open-streams.js";
 import { RateLimits } from "./pipeline/rate-limits.js";
-import { httpRequestInfo } from "./pipeline/request-info.js";
 import type { Logger } from "./logger.js";
 import { loadOrCreateMasterKey } from "./providers/custodian.js";
 import { createSandboxProviders, type Providers } from "./providers/index.js";
 import { createMailer } from "./providers/mailer.js";
 import { openEventBus } from "./pubsub/bus.js";
-import { restRouter } from "./rest/router.js";
+import { restTable } from "./rest/router.js";
 import { routes, sandboxRoutes } from "./rest/routes/index.js";
 import { createServices, type Services } from "./services.js";
 import { mountDeveloperPages } from "./developer/router.js";
-import { httpMetrics, metricsEndpoint, observeServer } from "./metrics/http.js";
+import { metricsEndpoint, observeServer } from "./metrics/http.js";
 import { createMetrics } from "./metrics/metrics.js";
 import { startDepositSettler, type DepositSettler } from "./sandbox/settler.js";
 import { mountWebhooks } from "./webhooks/router.js";
@@ -99,47 +99,51 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
   });
 
   const restRoutes = config.sandbox ? [...routes, ...sandboxRoutes] : routes;
+  const readBody = createBodyReader();
   const app = express();
   app.disable("x-powered-by");
   // Every response is per caller and usually changes with the next write: no body hash on each one.
   app.disable("etag");
   app.set("trust proxy", config.trustProxy);
-  app.use(httpMetrics(metrics));
   app.get("/metrics", metricsEndpoint(metrics, config.metricsToken));
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
   app.get("/readyz", async (_req, res) => {
     const ready = await db.ping();
     res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "database unavailable" });
   });
-  app.use(accessLog(logger));
   mountDeveloperPages(app, restRoutes, { introspection: config.introspection });
   // Before the body reader: webhook signatures cover the raw body.
   mountWebhooks(app, services.webhooks, rateLimits);
-  app.use(["/v1", "/graphql"], readBody());
-  app.post("/graphql", directJsonPost(yoga, validatedDocuments, logger));
-  app.use("/graphql", (req, res) => {
-    const requestInfo = httpRequestInfo(req, "graphql-http");
-    res.locals.requestInfo = requestInfo; // for the access log's clientId
-    void yoga.handle(req, res, { requestInfo });
-  });
-  app.use(restRouter(restRoutes, yoga));
+  app.use(["/v1", "/graphql"], (req, res, next) => void readBody(req, res).then(() => next(), next));
+  app.use("/graphql", (req, res) => void yoga.handle(req, res, { requestInfo: exchangeOf(req).enterPipeline("graphql-http") }));
   app.use(notFoundRoute);
   app.use(errorHandler(logger));
+  const trustedProxy = app.get("trust proxy fn") as Parameters<typeof proxyAddr>[1];
+  const clientIp = (request: IncomingMessage) => proxyAddr(request, trustedProxy);
 
-  const httpServer = createServer(app);
+  const httpServer = createServer(
+    frontDoor({
+      logger,
+      metrics,
+      clientIp,
+      readBody,
+      rest: restTable(restRoutes, { yoga, readBody, logger }),
+      graphqlPost: directJsonPost(yoga, validatedDocuments, logger),
+      fallback: app,
+    }),
+  );
   const sockets = new Set<Socket>();
   httpServer.on("connection", (socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   });
   observeServer(metrics, httpServer, db.pool);
-  const trustedProxy = app.get("trust proxy fn") as Parameters<typeof proxyAddr>[1];
   const websockets = attachWebSocketServer(httpServer, yoga, {
     services,
     watch: services.credentialWatch,
     limits: config.websocket,
     streams,
-    clientIp: (request) => proxyAddr(request, trustedProxy),
+    clientIp,
     logger,
   });
   let url = "";

@@ -1,8 +1,9 @@
-import type { NextFunction, Request, Response } from "express";
+import type { ServerResponse } from "node:http";
 import { getOperationAST, type DocumentNode, type ExecutionResult } from "graphql";
 import { processRegularResult, type Plugin } from "graphql-yoga";
+import type { RequestWithBody } from "../http/body.js";
+import { exchangeOf } from "../http/exchange.js";
 import type { Logger } from "../logger.js";
-import { httpRequestInfo } from "../pipeline/request-info.js";
 import { maskError } from "./errors.js";
 import type { Yoga } from "./yoga.js";
 
@@ -61,18 +62,19 @@ export class ValidatedDocuments {
  * the lookup it carried (README, Measured).
  */
 export function directJsonPost(yoga: Yoga, validated: ValidatedDocuments, logger: Logger) {
-  return async (req: Request, res: Response, next: NextFunction) => {
+  /** Resolves to false, having answered nothing, when the request is yoga's to answer. */
+  return async (req: RequestWithBody, res: ServerResponse): Promise<boolean> => {
     const params = plainParams(req.body);
     const answeredAs = ANSWERED_AS[req.headers.accept?.trim().toLowerCase() ?? ""];
-    const plainRequest = req.path === "/graphql" && !req.url.includes("?") && req.is("application/json") && req.headers.origin === undefined;
-    if (!plainRequest || !params || !answeredAs || !validated.has(params.query)) return next();
-    const requestInfo = httpRequestInfo(req, "graphql-http");
+    const plainRequest = req.url === "/graphql" && mediaType(req.headers["content-type"]) === "application/json" && req.headers.origin === undefined;
+    if (!plainRequest || !params || !answeredAs || !validated.has(params.query)) return false;
+    const exchange = exchangeOf(req);
+    const requestInfo = exchange.enterPipeline("graphql-http");
     const enveloped = yoga.getEnveloped({ requestInfo, req });
     // Answered from yoga's parse and validation caches, through the same plugins as on its own path.
     const document = enveloped.parse(params.query);
     const operation = getOperationAST(document, params.operationName);
-    if (!operation || operation.operation === "subscription" || enveloped.validate(enveloped.schema, document).length) return next();
-    res.locals.requestInfo = requestInfo;
+    if (!operation || operation.operation === "subscription" || enveloped.validate(enveloped.schema, document).length) return false;
     let result: ExecutionResult;
     try {
       result = (await enveloped.execute({
@@ -87,9 +89,14 @@ export function directJsonPost(yoga: Yoga, validated: ValidatedDocuments, logger
       result = { errors: [maskError(error, logger)] };
     }
     const answer = processRegularResult(result, yoga.fetchAPI, answeredAs);
-    res.status(answer.status).set(Object.fromEntries(answer.headers)).end(await answer.text());
+    res.writeHead(answer.status, Object.fromEntries(answer.headers));
+    res.end(await answer.text());
+    return true;
   };
 }
+
+/** `application/json` for `Application/JSON; charset=utf-8`. */
+const mediaType = (contentType: string | undefined) => contentType?.split(";", 1)[0].trim().toLowerCase();
 
 function plainParams(body: unknown): Params | undefined {
   if (!isObject(body)) return undefined;

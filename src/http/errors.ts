@@ -1,29 +1,36 @@
+import type { ServerResponse } from "node:http";
 import type { NextFunction, Request, Response } from "express";
 import { AppError } from "../errors.js";
 import { maskError, toApiError } from "../graphql/errors.js";
 import type { Logger } from "../logger.js";
 import { restError, setPipelineHeaders } from "../rest/respond.js";
+import { sendJson } from "./json.js";
 
 /** Answers an error refused at the HTTP edge (before any operation) with the same mapping as the pipeline's. */
-export function sendError(res: Response, error: AppError | ReturnType<typeof toApiError>) {
+export function sendError(res: ServerResponse, error: AppError | ReturnType<typeof toApiError>) {
   const apiError = error instanceof AppError ? toApiError(error) : error;
   setPipelineHeaders(res, { errors: [apiError] });
   const { status, body } = restError(apiError);
-  res.status(status).json(body);
+  sendJson(res, status, body);
 }
 
 export const notFoundRoute = (_req: Request, res: Response) => sendError(res, new AppError("NOT_FOUND", "No such route"));
 
 /** Body-reading and routing failures, and anything thrown outside an operation. */
+export function sendEdgeError(res: ServerResponse, err: unknown, logger: Logger) {
+  const { type } = err as { type?: string };
+  if (type === "entity.too.large") return sendError(res, new AppError("PAYLOAD_TOO_LARGE", "Request body is larger than 100 kB"));
+  if (type === "entity.parse.failed") return sendError(res, new AppError("BAD_USER_INPUT", "Malformed JSON body"));
+  if (type) return sendError(res, new AppError("BAD_USER_INPUT", "Unreadable request body"));
+  // A path segment that does not decode (`/v1/user/%E0%A4%A`).
+  if (err instanceof URIError) return sendError(res, new AppError("BAD_USER_INPUT", "Malformed percent-encoding in the path"));
+  sendError(res, maskError(err, logger));
+}
+
+/** Express's last handler: the same answers for what its routes (the pages, webhooks, yoga's own path) throw. */
 export function errorHandler(logger: Logger) {
   return (err: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
-    const { type } = err as { type?: string };
-    if (type === "entity.too.large") return sendError(res, new AppError("PAYLOAD_TOO_LARGE", "Request body is larger than 100 kB"));
-    if (type === "entity.parse.failed") return sendError(res, new AppError("BAD_USER_INPUT", "Malformed JSON body"));
-    if (type) return sendError(res, new AppError("BAD_USER_INPUT", "Unreadable request body"));
-    // The router could not decode a path segment (`/v1/user/%E0%A4%A`).
-    if (err instanceof URIError) return sendError(res, new AppError("BAD_USER_INPUT", "Malformed percent-encoding in the path"));
-    sendError(res, maskError(err, logger));
+    sendEdgeError(res, err, logger);
   };
 }

@@ -1,30 +1,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Server } from "node:http";
-import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { Request, RequestHandler, Response } from "express";
 import { Gauge } from "prom-client";
 import type pg from "pg";
 import type { Metrics } from "./metrics.js";
-
-/**
- * Counts and times every HTTP request by its route pattern (`/v1/user/:userId`), never by its URL:
- * ids in paths would make a series per resource. Requests no route matched share one label.
- */
-export function httpMetrics(metrics: Metrics): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const stopTimer = metrics.httpDuration.startTimer();
-    res.once("finish", () => {
-      const labels = { method: req.method, route: routeOf(req), status: String(res.statusCode) };
-      stopTimer(labels);
-      metrics.httpRequests.inc(labels);
-    });
-    next();
-  };
-}
-
-function routeOf(req: Request): string {
-  if (req.route?.path) return `${req.baseUrl}${String(req.route.path)}`;
-  return req.baseUrl || "unmatched";
-}
 
 /** GET /metrics in Prometheus text format; with a token configured, only for `Authorization: Bearer <token>`. */
 export function metricsEndpoint(metrics: Metrics, token: string | undefined): RequestHandler {

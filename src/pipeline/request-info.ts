@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import type { Request } from "express";
 import { credentialsFrom, credentialsFromConnectionParams, type Credentials } from "../auth/credentials.js";
 
 /** How an operation reached the server. Every transport runs the same pipeline; a few rules differ by transport. */
@@ -33,13 +32,16 @@ export function requestIdOf(req: IncomingMessage): string {
   return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
-export function httpRequestInfo(req: Request, transport: "graphql-http" | "rest"): RequestInfo {
+/** The request's id and address, as the HTTP edge established them (`observeExchange`, TRUST_PROXY). */
+export type HttpEdge = { requestId: string; ip: string };
+
+export function httpRequestInfo(req: IncomingMessage, transport: "graphql-http" | "rest", { requestId, ip }: HttpEdge): RequestInfo {
   return {
     transport,
     credentials: credentialsFrom(req.headers),
-    ip: req.ip ?? "unknown",
-    requestId: req.requestId ?? requestIdOf(req),
-    idempotencyKey: req.get("idempotency-key"),
+    ip,
+    requestId,
+    idempotencyKey: req.headers["idempotency-key"],
   };
 }
 

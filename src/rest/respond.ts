@@ -1,4 +1,4 @@
-import type { Response } from "express";
+import type { ServerResponse } from "node:http";
 import { isEnumType, type ExecutionResult, type GraphQLError } from "graphql";
 import { ERROR_CODES } from "../errors.js";
 import { codeOf } from "../graphql/errors.js";
@@ -26,7 +26,7 @@ export function restError(error: GraphQLError, overrides: Partial<Record<string,
 }
 
 /** Headers the pipeline attached to a result or its errors (Retry-After, Idempotent-Replayed). */
-export function setPipelineHeaders(res: Response, result: ExecutionResult) {
+export function setPipelineHeaders(res: ServerResponse, result: ExecutionResult) {
   const headerSets = [result.extensions?.http, ...(result.errors ?? []).map((error) => error.extensions?.http)] as
     ({ headers?: Record<string, string> } | undefined)[];
   for (const set of headerSets) for (const [name, value] of Object.entries(set?.headers ?? {})) res.setHeader(name, value);

@@ -1,0 +1,88 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics/metrics.js";
+import { httpRequestInfo, requestIdOf, type RequestInfo } from "../pipeline/request-info.js";
+
+/** One HTTP request as the edge sees it: its id, when it began, and what routing learnt of it. */
+export class Exchange {
+  readonly started = performance.now();
+  /** The route pattern that answered (`/v1/user/:userId`), for the log and the metrics' label. */
+  route?: string;
+  /** Set once the request enters the pipeline (for the access log's clientId). */
+  requestInfo?: RequestInfo;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    readonly requestId: string,
+    private readonly clientIp: (req: IncomingMessage) => string,
+  ) {}
+
+  /** What the pipeline is told of this request, on the transport it came by. */
+  enterPipeline(transport: "graphql-http" | "rest"): RequestInfo {
+    this.requestInfo = httpRequestInfo(this.req, transport, { requestId: this.requestId, ip: this.clientIp(this.req) });
+    return this.requestInfo;
+  }
+}
+
+/** Probes and scrapes: counted in the metrics, kept out of the access log. */
+const UNLOGGED_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
+
+const exchanges = new WeakMap<IncomingMessage, Exchange>();
+
+/** The exchange `observeExchange` opened for this request. */
+export function exchangeOf(req: IncomingMessage): Exchange {
+  const exchange = exchanges.get(req);
+  if (!exchange) throw new Error("A request reached a handler without an exchange");
+  return exchange;
+}
+
+/**
+ * Opens the request's exchange: its id (a well-formed incoming `x-request-id` is kept, and sent back),
+ * and, once the response closes, one access-log line (method, path, route, status, duration, client,
+ * request id) and the metrics' count and time by route pattern, never by URL: ids in paths would make
+ * a series per resource. Headers, query strings and bodies are not logged: they carry credentials,
+ * and GraphQL GET queries carry variables. One listener and one clock per request, written by hand:
+ * pino-http built a child logger and serialised the request every time, the largest cost on the
+ * lookup path after the socket writes in the profile.
+ */
+export function observeExchange(
+  req: IncomingMessage,
+  res: ServerResponse,
+  edge: { accessLogger: Logger; metrics: Metrics; clientIp: (req: IncomingMessage) => string },
+): Exchange {
+  const { accessLogger, metrics } = edge;
+  const exchange = new Exchange(req, requestIdOf(req), edge.clientIp);
+  exchanges.set(req, exchange);
+  res.setHeader("x-request-id", exchange.requestId);
+  const { method = "GET", url = "/" } = req;
+  // "close" comes after "finish", and also when the caller went away before the answer was sent.
+  res.once("close", () => {
+    const seconds = (performance.now() - exchange.started) / 1000;
+    const route = exchange.route ?? expressRouteOf(req);
+    if (res.writableFinished) {
+      const labels = { method, route: route ?? "unmatched", status: String(res.statusCode) };
+      metrics.httpDuration.observe(labels, seconds);
+      metrics.httpRequests.inc(labels);
+    }
+    const path = url.split("?")[0];
+    if (UNLOGGED_PATHS.has(path)) return;
+    const line = {
+      requestId: exchange.requestId,
+      req: { method, path },
+      res: { status: res.statusCode, ...(res.writableFinished ? {} : { aborted: true }) },
+      route,
+      clientId: exchange.requestInfo?.clientId,
+      durationMs: Math.round(seconds * 1000),
+    };
+    if (res.statusCode >= 500) accessLogger.error(line, "request completed");
+    else accessLogger.info(line, "request completed");
+  });
+  return exchange;
+}
+
+/** What Express recorded on the request it routed (the pages, webhooks and yoga's own path). */
+function expressRouteOf(req: IncomingMessage): string | undefined {
+  const routed = req as IncomingMessage & { route?: { path?: unknown }; baseUrl?: string };
+  if (routed.route?.path) return `${routed.baseUrl ?? ""}${String(routed.route.path)}`;
+  return routed.baseUrl || undefined;
+}

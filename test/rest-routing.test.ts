@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createUser, rest } from "./support/http.js";
+import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server?.stop());
+
+/** A tenant with one user, and that user's id. */
+async function tenantWithUser(): Promise<{ tenant: Tenant; userId: string }> {
+  const tenant = await newTenant(server);
+  return { tenant, userId: await createUser(server, tenant) };
+}
+
+describe("the /v1 table matches paths as Express did", () => {
+  it.each([
+    ["as written", (id: string) => `/v1/user/${id}`],
+    ["in another case (the id kept as given)", (id: string) => `/V1/User/${id}`],
+    ["with a trailing slash", (id: string) => `/v1/user/${id}/`],
+    ["with a query string", (id: string) => `/v1/user/${id}?expand=none`],
+  ])("a path %s reaches its route", async (_case, path) => {
+    const { tenant, userId } = await tenantWithUser();
+    const res = await rest(server, "GET", path(userId), { headers: tenant.headers });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.id).toBe(userId);
+  });
+
+  it("answers HEAD on a GET route with GET's status and headers, and no body", async () => {
+    const { tenant, userId } = await tenantWithUser();
+    const get = await fetch(`${server.url}/v1/user/${userId}`, { headers: tenant.headers });
+    const head = await fetch(`${server.url}/v1/user/${userId}`, { method: "HEAD", headers: tenant.headers });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toBe(get.headers.get("content-type"));
+    expect(head.headers.get("content-length")).toBe(get.headers.get("content-length"));
+    expect(await head.text()).toBe("");
+  });
+
+  it("hands an id of any length to the operation, which refuses it (not a missing route)", async () => {
+    const tenant = await newTenant(server);
+    const res = await rest(server, "GET", `/v1/user/${"a".repeat(500)}`, { headers: tenant.headers });
+    expect(res.body.error).not.toBe("No such route");
+    expect([400, 404]).toContain(res.status);
+  });
+
+  it("prefers a static segment to a parameter, as the table's order did", async () => {
+    const { tenant, userId } = await tenantWithUser();
+    // `/v1/accounts/usdc/:userId` (the USDC account) is listed before `/v1/accounts/:currency/:userId` (a balance).
+    const usdc = await rest(server, "GET", `/v1/accounts/usdc/${userId}`, { headers: tenant.headers });
+    const balance = await rest(server, "GET", `/v1/accounts/ngn/${userId}`, { headers: tenant.headers });
+    expect(Object.keys(usdc.body)).not.toEqual(Object.keys(balance.body));
+    expect(balance.status, JSON.stringify(balance.body)).toBe(200);
+  });
+
+  it.each([
+    ["an unknown path", "GET", "/v1/nothing-here"],
+    ["a method the path does not take", "PUT", "/v1/user"],
+    ["a path one segment too long", "GET", "/v1/user/a/b"],
+  ])("answers %s with the JSON 404", async (_case, method, path) => {
+    const tenant = await newTenant(server);
+    const res = await rest(server, method, path, { headers: tenant.headers });
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ error: "No such route", code: "NOT_FOUND" });
+  });
+
+  it("writes one access-log line naming the route pattern and the client, never the URL's id", async () => {
+    const { tenant, userId } = await tenantWithUser();
+    const requestId = `routing-${crypto.randomUUID()}`;
+    await rest(server, "GET", `/v1/user/${userId}`, { headers: { ...tenant.headers, "x-request-id": requestId } });
+    await expect.poll(() => server.logs.filter((line) => line.includes(requestId)).length).toBe(1);
+    const line = JSON.parse(server.logs.find((entry) => entry.includes(requestId))!);
+    expect(line).toMatchObject({ msg: "request completed", route: "/v1/user/:userId", clientId: tenant.clientId, res: { status: 200 } });
+    expect(line.req).toEqual({ method: "GET", path: `/v1/user/${userId}` });
+  });
+});
