@@ -27,6 +27,12 @@ export function sendEdgeError(res: ServerResponse, err: unknown, logger: Logger)
   sendError(res, maskError(err, logger));
 }
 
+/** The edge's error answer, or a cut connection once the answer has begun. */
+export function answerFailure(res: ServerResponse, err: unknown, logger: Logger) {
+  if (res.headersSent) res.destroy(err instanceof Error ? err : undefined);
+  else sendEdgeError(res, err, logger);
+}
+
 /** Express's last handler: the same answers for what its routes (the pages, webhooks, yoga's own path) throw. */
 export function errorHandler(logger: Logger) {
   return (err: unknown, _req: Request, res: Response, next: NextFunction) => {

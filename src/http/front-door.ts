@@ -3,7 +3,7 @@ import { inRequestScope, type Logger } from "../logger.js";
 import type { Metrics } from "../metrics/metrics.js";
 import type { RestTable } from "../rest/router.js";
 import type { BodyReader, RequestWithBody } from "./body.js";
-import { sendEdgeError } from "./errors.js";
+import { answerFailure } from "./errors.js";
 import { observeExchange } from "./exchange.js";
 
 export type FrontDoorOptions = {
@@ -32,9 +32,14 @@ export function frontDoor(options: FrontDoorOptions): RequestListener {
   return (req, res) => {
     const exchange = observeExchange(req, res, edge);
     inRequestScope(exchange.requestId, () => {
-      if (options.rest(req, res)) return;
-      if (req.method === "POST" && req.url === "/graphql") void graphqlPost(req, res, options);
-      else options.fallback(req, res);
+      try {
+        if (options.rest(req, res)) return;
+        if (req.method === "POST" && req.url === "/graphql") void graphqlPost(req, res, options);
+        else options.fallback(req, res);
+      } catch (err) {
+        // What Express did for a route that threw: an answer, never a crashed process.
+        answerFailure(res, err, options.logger);
+      }
     });
   };
 }
@@ -44,9 +49,8 @@ async function graphqlPost(req: RequestWithBody, res: ServerResponse, options: F
     await options.readBody(req, res);
     if (await options.graphqlPost(req, res)) return;
   } catch (err) {
-    if (res.headersSent) res.destroy(err as Error);
-    else sendEdgeError(res, err, options.logger);
-    return;
+    return answerFailure(res, err, options.logger);
   }
   options.fallback(req, res);
 }
+

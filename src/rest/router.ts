@@ -5,7 +5,7 @@ import { validate, type DocumentNode, type GraphQLSchema } from "graphql";
 import { schema as appSchema } from "../graphql/schema.js";
 import type { Yoga } from "../graphql/yoga.js";
 import type { BodyReader, RequestWithBody } from "../http/body.js";
-import { sendEdgeError } from "../http/errors.js";
+import { answerFailure, sendEdgeError } from "../http/errors.js";
 import { exchangeOf } from "../http/exchange.js";
 import { sendJson } from "../http/json.js";
 import type { Logger } from "../logger.js";
@@ -89,8 +89,7 @@ async function answer(
     }
     sendJson(res, route.status ?? 200, route.result(result.data));
   } catch (err) {
-    if (!res.headersSent) sendEdgeError(res, err, logger);
-    else res.destroy(err as Error);
+    answerFailure(res, err, logger);
   }
 }
 
