@@ -4,7 +4,7 @@
 //   websockets: server memory per idle graphql-ws connection (after connection_init)
 //   journals: ledger journal postings per second under concurrency (baseline: plain pg hot-row transactions)
 // Settings: BENCH_ONLY (comma-separated parts, default all), BENCH_DATABASE_URL (default: a
-// `fintech_bench` database on 127.0.0.1:5432), BENCH_SECONDS (10), BENCH_CONNECTIONS (50),
+// `fintech_bench` database on 127.0.0.1:5432), BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_LOOKUP_ROUNDS (3),
 // BENCH_DEPOSITS (200 per row), BENCH_DEPOSIT_CONCURRENCY (10), BENCH_DEPOSIT_USERS (10), BENCH_JOURNAL_WORKERS (20),
 // BENCH_JOURNALS_PER_WORKER (100), BENCH_POOL_SIZE (10), BENCH_WEBSOCKETS (1000),
 // BENCH_CPU_PROFILE_DIR (unset: when set, each started server writes a CPU profile there),
@@ -25,6 +25,7 @@ const parts: Record<string, () => Promise<string>> = {
       databaseUrl,
       seconds: setting("BENCH_SECONDS", 10),
       connections: setting("BENCH_CONNECTIONS", 50),
+      rounds: setting("BENCH_LOOKUP_ROUNDS", 3),
       compareWith: process.env.BENCH_COMPARE_WITH,
     }),
   deposits: () =>
