@@ -9,6 +9,7 @@ import { eventObject } from "../events/objects.js";
 import type { EventType } from "../events/types.js";
 import type { Events } from "../pubsub/events.js";
 import { requireUuid } from "../validation.js";
+import { RecentDeposits } from "./recent.js";
 import { depositById, depositExists, insertDeposit, moveDeposit } from "./records.js";
 import type { DepositSettlement } from "./settlement.js";
 
@@ -48,6 +49,8 @@ type Deps = {
  * the caller announces once committed.
  */
 export class DepositService {
+  private readonly recent = new RecentDeposits();
+
   constructor(private readonly deps: Deps) {}
 
   /** Records a PENDING deposit; null when the provider's reference is already known (nothing changes). */
@@ -79,6 +82,7 @@ export class DepositService {
   /** Tells subscribers (on every instance) and the metrics about deposits that changed; call after the commit. */
   announce(deposits: Deposit[]) {
     for (const deposit of deposits) {
+      this.recent.remember(deposit);
       this.deps.metrics.deposits.inc({ status: deposit.status });
       this.deps.events.publish("deposit", { clientId: deposit.clientId, userId: deposit.userId, depositId: deposit.id, status: deposit.status });
     }
@@ -93,6 +97,15 @@ export class DepositService {
         : await this.deps.prisma.deposit.findFirst({ ...query, where: { id: depositId, clientId } });
     if (!deposit) throw notFound("Deposit");
     return deposit;
+  }
+
+  /**
+   * The client's deposit for the payload of a log event that reports it in `status`: as this process
+   * committed it when it did (no read), else as `get` reads it (`query` carries GraphQL's selection).
+   */
+  forEvent(clientId: string, id: string, status: string, query: Pick<Prisma.DepositFindFirstArgs, "select" | "include">) {
+    const committedHere = Object.keys(query).length === 0 ? this.recent.inStatus(clientId, id, status) : undefined;
+    return committedHere ?? this.get(clientId, id, query);
   }
 
   /** The client's deposit, refused with CONFLICT when it has already settled the other way. */

@@ -28,8 +28,8 @@ builder.subscriptionField("depositUpdated", (t) =>
     },
     // The deposit as committed, with the selection's relations, in the state this event reports.
     resolve: async (query, event: ClientEvent, _args, ctx) => {
-      const deposit = await ctx.services.deposits.get(await clientIdOf(ctx), event.data.object.id, query);
-      const { status, updatedAt } = event.data.object as { status: string; updatedAt: string };
+      const { id, status, updatedAt } = event.data.object as { id: string; status: string; updatedAt: string };
+      const deposit = await ctx.services.deposits.forEvent(await clientIdOf(ctx), id, status, query);
       return { ...deposit, status, updatedAt: new Date(updatedAt), failureReason: status === "FAILED" ? deposit.failureReason : null, eventCursor: event.id };
     },
   }),
