@@ -118,12 +118,15 @@ function depositServices(
     metrics: deps.metrics,
     autoSettleAfterMs: deps.config.sandbox ? deps.config.sandboxSettleMs : null,
   });
-  const secretFor = (provider: string) => webhookSecretFor(deps.config, provider);
+  const providers = { [deps.providers.ngnBank.name]: "bank", [deps.providers.fiatBank.name]: "bank", [ONCHAIN_WATCHER]: "chain" } as const;
+  // Derived once: every event is signed (sandbox) and verified with its provider's secret.
+  const secrets = new Map(Object.keys(providers).map((provider) => [provider, webhookSecretFor(deps.config, provider)]));
+  const secretFor = (provider: string) => secrets.get(provider) ?? webhookSecretFor(deps.config, provider);
   const webhooks = new WebhookService({
     prisma: deps.prisma,
     sql: deps.sql,
     secretFor,
-    providers: { [deps.providers.ngnBank.name]: "bank", [deps.providers.fiatBank.name]: "bank", [ONCHAIN_WATCHER]: "chain" },
+    providers,
     deposits,
     virtualAccounts: domain.virtualAccounts,
     logger: deps.logger,
