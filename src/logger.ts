@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { pino, type Logger } from "pino";
 import { PinoPretty } from "pino-pretty";
 
@@ -27,16 +26,6 @@ const REDACTED_PATHS = [
   "req.headers.cookie",
 ];
 
-const requestScope = new AsyncLocalStorage<{ requestId: string }>();
-
-/** Runs `work` so that every log line it writes, however deep, carries the request's id. */
-export function inRequestScope<T>(requestId: string, work: () => T): T {
-  return requestScope.run({ requestId }, work);
-}
-
-/** The id of the request being handled, if any (for error bodies that quote it). */
-export const currentRequestId = (): string | undefined => requestScope.getStore()?.requestId;
-
 /**
  * JSON lines to `destination`, by default standard output written asynchronously: lines that arrive
  * while a write is in flight go out together in the next one, instead of one blocking write per
@@ -45,7 +34,7 @@ export const currentRequestId = (): string | undefined => requestScope.getStore(
  */
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return pino(
-    { level, redact: { paths: REDACTED_PATHS, censor: "[redacted]" }, base: undefined, mixin: () => requestScope.getStore() ?? {} },
+    { level, redact: { paths: REDACTED_PATHS, censor: "[redacted]" }, base: undefined },
     destination ?? pino.destination({ dest: 1, sync: false }),
   );
 }

@@ -2,7 +2,7 @@ import { PothosValidationError } from "@pothos/core";
 import { GraphQLError } from "graphql";
 import { AppError, ERROR_CODES, type ErrorCode } from "../errors.js";
 import { isInvalidTextError } from "../db/errors.js";
-import { currentRequestId, type Logger } from "../logger.js";
+import type { Logger } from "../logger.js";
 
 /** An error already shaped for callers: masking it again keeps it as it is. */
 export class ApiError extends GraphQLError {}
@@ -26,21 +26,22 @@ export function appErrorOf(error: unknown): AppError | undefined {
  * database cannot store, and connection arguments Pothos refuses (a negative `first`, a malformed
  * cursor), are BAD_USER_INPUT; anything else is logged and masked as INTERNAL.
  * Errors without a path refused the whole request, so over HTTP they carry its status
- * (`extensions.http`, which yoga turns into the status and headers and never shows).
+ * (`extensions.http`, which yoga turns into the status and headers and never shows). With the
+ * request's id (`requestId`), the error quotes it and so does the log line of an unexpected one.
  */
-export function maskError(error: unknown, logger: Logger): GraphQLError {
-  if (error instanceof ApiError) return error;
+export function maskError(error: unknown, logger: Logger, requestId?: string): GraphQLError {
+  if (error instanceof ApiError) return requestId ? forRequest(error, requestId) : error;
   const located = error instanceof GraphQLError ? error : undefined;
   const appError = appErrorOf(error) ?? badInputOf(error);
-  if (appError) return toApiError(appError, located);
+  if (appError) return toApiError(appError, located, requestId);
   // GraphQL's own request errors (parse, validation, variables; their cause, if any, is a GraphQL
   // error too). An error without a path that wraps anything else (a database failure during a
   // stream, say) is unexpected, and its message must not reach the caller.
   if (located && !located.path && (!located.originalError || located.originalError instanceof GraphQLError)) {
-    return toApiError(new AppError("BAD_USER_INPUT", located.message, { param: variableOf(located.message) }), located);
+    return toApiError(new AppError("BAD_USER_INPUT", located.message, { param: variableOf(located.message) }), located, requestId);
   }
-  logger.error({ err: located?.originalError ?? error }, "unexpected error");
-  return toApiError(new AppError("INTERNAL", "Unexpected error"), located);
+  logger.error({ err: located?.originalError ?? error, requestId }, "unexpected error");
+  return toApiError(new AppError("INTERNAL", "Unexpected error"), located, requestId);
 }
 
 function badInputOf(error: unknown): AppError | undefined {
@@ -50,11 +51,10 @@ function badInputOf(error: unknown): AppError | undefined {
   return undefined;
 }
 
-export function toApiError(appError: AppError, located?: GraphQLError): ApiError {
+export function toApiError(appError: AppError, located?: GraphQLError, requestId?: string): ApiError {
   const extensions: ApiErrorExtensions & { http?: { status?: number; headers?: Record<string, string> } } = { code: appError.code };
   if (appError.details) extensions.details = appError.details;
   if (appError.param) extensions.param = appError.param;
-  const requestId = currentRequestId();
   if (requestId) extensions.requestId = requestId;
   const headers = appError.retryAfter ? { "Retry-After": String(appError.retryAfter) } : undefined;
   if (!located?.path) {
@@ -69,13 +69,27 @@ export function toApiError(appError: AppError, located?: GraphQLError): ApiError
 }
 
 /**
- * An error shaped for an earlier request, with this request's id instead. Validation results are
- * cached per document, so the errors of a document that failed before are the ones shaped then.
+ * A shaped error quoting this request's id. Validation results are cached per document, so the
+ * errors of a document that failed before are the ones shaped then, with that request's id.
  */
-export function forThisRequest(error: GraphQLError): GraphQLError {
-  const requestId = currentRequestId();
-  if (!(error instanceof ApiError) || !requestId || error.extensions.requestId === requestId) return error;
+export function forRequest(error: GraphQLError, requestId: string): GraphQLError {
+  if (!(error instanceof ApiError) || error.extensions.requestId === requestId) return error;
   return new ApiError(error.message, { nodes: error.nodes, path: error.path, extensions: { ...error.extensions, requestId } });
+}
+
+/** Shaped for a request already: this one, or the first of a replayed answer, which keeps its id. */
+const quotesARequest = (error: GraphQLError) => error instanceof ApiError && typeof error.extensions.requestId === "string";
+
+/** A result whose errors are all shaped and quote a request's id: this one's unless they already did. */
+export function shapedResult<R extends { errors?: readonly GraphQLError[] }>(result: R, logger: Logger, requestId: string): R {
+  if (!result.errors?.length) return result;
+  return { ...result, errors: result.errors.map((error) => (quotesARequest(error) ? error : maskError(error, logger, requestId))) };
+}
+
+/** The same for errors shaped already (yoga's own refusals): they quote this request unless they quoted one. */
+export function quotingRequest<R extends { errors?: readonly GraphQLError[] }>(result: R, requestId: string): R {
+  if (!result.errors?.length) return result;
+  return { ...result, errors: result.errors.map((error) => (quotesARequest(error) ? error : forRequest(error, requestId))) };
 }
 
 /** The code of an error that went through `maskError` (or is about to). */

@@ -86,7 +86,7 @@ export function directJsonPost(yoga: Yoga, validated: ValidatedDocuments, logger
       })) as ExecutionResult;
     } catch (error) {
       // What yoga does with an error thrown outside the resolvers: one masked error, GraphQL-shaped.
-      result = { errors: [maskError(error, logger)] };
+      result = { errors: [maskError(error, logger, requestInfo.requestId)] };
     }
     const answer = processRegularResult(result, yoga.fetchAPI, answeredAs);
     res.writeHead(answer.status, Object.fromEntries(answer.headers));

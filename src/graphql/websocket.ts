@@ -8,7 +8,7 @@ import { credentialsFromConnectionParams } from "../auth/credentials.js";
 import type { CredentialWatch } from "../auth/credential-watch.js";
 import type { OpenStreams } from "../pipeline/open-streams.js";
 import { websocketRequestInfo } from "../pipeline/request-info.js";
-import { inRequestScope, type Logger } from "../logger.js";
+import type { Logger } from "../logger.js";
 import type { Services } from "../services.js";
 import type { Yoga } from "./yoga.js";
 
@@ -69,8 +69,8 @@ export function attachWebSocketServer(
 
   const disposable = useServer<Record<string, unknown> | undefined, ConnectionExtra>(
     {
-      execute: (args) => inRequestScope(requestIdOf(args), () => (args.rootValue as EnvelopedRoot).execute(args)) as never,
-      subscribe: (args) => inRequestScope(requestIdOf(args), () => (args.rootValue as EnvelopedRoot).subscribe(args)) as never,
+      execute: (args) => (args.rootValue as EnvelopedRoot).execute(args) as never,
+      subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args) as never,
       onConnect: async (ctx) => {
         const extra = ctx.extra;
         extra.ip = deps.clientIp(extra.request);
@@ -138,8 +138,6 @@ export function attachWebSocketServer(
     },
   };
 }
-
-const requestIdOf = (args: ExecutionArgs) => (args.contextValue as { requestInfo: { requestId: string } }).requestInfo.requestId;
 
 /** `extensions.http` tells yoga an HTTP status; a websocket has none to set, so it is not sent. */
 function withoutHttp(error: GraphQLError): GraphQLError {

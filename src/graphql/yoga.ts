@@ -1,5 +1,5 @@
-import { NoSchemaIntrospectionCustomRule as NoSchemaIntrospection } from "graphql";
-import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
+import { NoSchemaIntrospectionCustomRule as NoSchemaIntrospection, type ExecutionResult } from "graphql";
+import { createYoga, handleStreamOrSingleExecutionResult, isAsyncIterable, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../logger.js";
 import { graphqlMetrics } from "../metrics/graphql.js";
@@ -15,7 +15,7 @@ import { useStreamLifetime } from "../pipeline/stream-lifetime.js";
 import { useTextInputRule } from "../pipeline/text-input.js";
 import type { Services } from "../services.js";
 import { createContext, type Context } from "./context.js";
-import { forThisRequest, maskError } from "./errors.js";
+import { maskError, quotingRequest, shapedResult } from "./errors.js";
 import type { ValidatedDocuments } from "./json-post.js";
 import { sseEventIds } from "../events/sse.js";
 import { schema } from "./schema.js";
@@ -26,7 +26,8 @@ export type Yoga = YogaServerInstance<TransportContext, Context>;
  * The one request pipeline. GraphQL over HTTP and SSE (yoga itself), the /v1 table and graphql-ws all
  * run operations through this instance's envelop, so each of these plugins applies on every
  * transport, in this order: admission (rate limits, credential), the text rule, the list-aware cost,
- * idempotency, and the lifetime of streams. Errors are shaped once, by `maskError`.
+ * idempotency, and the lifetime of streams. Errors are shaped once, by `maskError`, with the id of
+ * the request they answer (`shapeErrorsForRequest`).
  */
 export function createGraphQLServer(options: {
   prisma: PrismaClient;
@@ -52,6 +53,8 @@ export function createGraphQLServer(options: {
     context: (initial) => createContext(initial, services, options.prisma),
     maskedErrors: { maskError: (error) => maskError(error, logger) },
     plugins: [
+      shapeErrorsForRequest(logger),
+      quoteRequestInYogaAnswers(),
       ...useStaticQueryLimits({ introspection }),
       maskValidationErrors(logger),
       ...(introspection ? [] : [disableIntrospection()]),
@@ -69,13 +72,42 @@ export function createGraphQLServer(options: {
 }
 
 /**
+ * Every operation's errors, shaped by `maskError` with the id of the request they answer (carried by
+ * the operation's context on every transport), so they quote it and an unexpected one is logged with
+ * it. First in the list: its hooks also see the results later plugins set when they refuse an
+ * operation; yoga's own masking, which runs after it, then leaves the shaped errors as they are.
+ */
+function shapeErrorsForRequest(logger: Logger): Plugin<TransportContext> {
+  const shape = ({ args, result, setResult }: { args: { contextValue: TransportContext }; result: ExecutionResult; setResult(result: ExecutionResult): void }) =>
+    setResult(shapedResult(result, logger, args.contextValue.requestInfo.requestId));
+  return {
+    onExecute: () => ({ onExecuteDone: (payload) => handleStreamOrSingleExecutionResult(payload, shape) }),
+    onSubscribe: () => ({ onSubscribeResult: (payload) => handleStreamOrSingleExecutionResult(payload, shape) }),
+  };
+}
+
+/**
+ * yoga's own refusals on its HTTP path (a syntax error, a mutation over GET, no query) quote the
+ * request too. Streams are left alone: what they carry comes from executions, shaped already.
+ */
+function quoteRequestInYogaAnswers(): Plugin<TransportContext> {
+  return {
+    onResultProcess({ result, setResult, serverContext }) {
+      const requestId = (serverContext as Partial<TransportContext>).requestInfo?.requestId;
+      if (!requestId || isAsyncIterable(result)) return;
+      setResult(Array.isArray(result) ? result.map((one) => quotingRequest(one, requestId)) : quotingRequest(result, requestId));
+    },
+  };
+}
+
+/**
  * Document validation errors go through the one mapping too (BAD_USER_INPUT, 400), whatever the
  * transport, and quote the request they answer even when they come from the validation cache.
  */
-function maskValidationErrors(logger: Logger): Plugin {
+function maskValidationErrors(logger: Logger): Plugin<TransportContext> {
   return {
-    onValidate: () => ({ result, setResult }) => {
-      if (result.length) setResult(result.map((error) => forThisRequest(maskError(error, logger))));
+    onValidate: ({ context }) => ({ result, setResult }) => {
+      if (result.length) setResult(result.map((error) => maskError(error, logger, context.requestInfo.requestId)));
     },
   };
 }

@@ -1,14 +1,17 @@
 import type { ServerResponse } from "node:http";
 import type { NextFunction, Request, Response } from "express";
 import { AppError } from "../errors.js";
-import { maskError, toApiError } from "../graphql/errors.js";
+import type { GraphQLError } from "graphql";
+import { forRequest, maskError, toApiError } from "../graphql/errors.js";
 import type { Logger } from "../logger.js";
 import { restError, setPipelineHeaders } from "../rest/respond.js";
+import { exchangeOf } from "./exchange.js";
 import { sendJson } from "./json.js";
 
 /** Answers an error refused at the HTTP edge (before any operation) with the same mapping as the pipeline's. */
-export function sendError(res: ServerResponse, error: AppError | ReturnType<typeof toApiError>) {
-  const apiError = error instanceof AppError ? toApiError(error) : error;
+export function sendError(res: ServerResponse, error: AppError | GraphQLError) {
+  const { requestId } = exchangeOf(res.req);
+  const apiError = error instanceof AppError ? toApiError(error, undefined, requestId) : forRequest(error, requestId);
   setPipelineHeaders(res, { errors: [apiError] });
   const { status, body } = restError(apiError);
   sendJson(res, status, body);
@@ -24,7 +27,7 @@ export function sendEdgeError(res: ServerResponse, err: unknown, logger: Logger)
   if (type) return sendError(res, new AppError("BAD_USER_INPUT", "Unreadable request body"));
   // A path segment that does not decode (`/v1/user/%E0%A4%A`).
   if (err instanceof URIError) return sendError(res, new AppError("BAD_USER_INPUT", "Malformed percent-encoding in the path"));
-  sendError(res, maskError(err, logger));
+  sendError(res, maskError(err, logger, exchangeOf(res.req).requestId));
 }
 
 /** The edge's error answer, or a cut connection once the answer has begun. */

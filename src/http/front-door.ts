@@ -1,5 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
-import { inRequestScope, type Logger } from "../logger.js";
+import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/metrics.js";
 import type { RestTable } from "../rest/router.js";
 import type { BodyReader, RequestWithBody } from "./body.js";
@@ -21,8 +21,7 @@ export type FrontDoorOptions = {
 };
 
 /**
- * The server's request listener. Every request gets its exchange (id, access-log line, metrics) and
- * its log scope here; the /v1 table and plain GraphQL POSTs are answered without a framework in
+ * The server's request listener. Every request gets its exchange (id, access-log line, metrics) here; the /v1 table and plain GraphQL POSTs are answered without a framework in
  * between, and the rest goes on to the Express app. Only the edge lives here: what an operation may
  * do is decided by the pipeline's plugins, the same for every transport.
  */
@@ -30,17 +29,15 @@ export function frontDoor(options: FrontDoorOptions): RequestListener {
   // The line's fields are fixed and hold no secret, so it skips the logger's redaction walk.
   const edge = { accessLogger: options.logger.child({}, { redact: [] }), metrics: options.metrics, clientIp: options.clientIp };
   return (req, res) => {
-    const exchange = observeExchange(req, res, edge);
-    inRequestScope(exchange.requestId, () => {
-      try {
-        if (options.rest(req, res)) return;
-        if (req.method === "POST" && req.url === "/graphql") void graphqlPost(req, res, options);
-        else options.fallback(req, res);
-      } catch (err) {
-        // What Express did for a route that threw: an answer, never a crashed process.
-        answerFailure(res, err, options.logger);
-      }
-    });
+    observeExchange(req, res, edge);
+    try {
+      if (options.rest(req, res)) return;
+      if (req.method === "POST" && req.url === "/graphql") void graphqlPost(req, res, options);
+      else options.fallback(req, res);
+    } catch (err) {
+      // What Express did for a route that threw: an answer, never a crashed process.
+      answerFailure(res, err, options.logger);
+    }
   };
 }
 

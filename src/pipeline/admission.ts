@@ -47,7 +47,7 @@ export function useAdmission(deps: { services: Services; rateLimits: RateLimits;
     await deps.rateLimits.signIn(scope.requestInfo.ip);
   }
 
-  const refusal = (error: unknown): ExecutionResult => ({ errors: [maskError(error, deps.logger)] });
+  const refusal = (error: unknown, scope: TransportContext): ExecutionResult => ({ errors: [maskError(error, deps.logger, scope.requestInfo.requestId)] });
   const gate = async (
     scope: TransportContext,
     document: DocumentNode | undefined,
@@ -59,7 +59,7 @@ export function useAdmission(deps: { services: Services; rateLimits: RateLimits;
       await admitOnce(scope, operation);
       await chargeSignIn(scope, operation);
     } catch (error) {
-      refuse(refusal(error));
+      refuse(refusal(error, scope));
     }
   };
 

@@ -50,7 +50,7 @@ export function useIdempotency(deps: { records: IdempotencyRecords; services: Se
         }
         claim = { clientId, rootKey, key };
       } catch (error) {
-        setResultAndStopExecution({ errors: [maskError(error, deps.logger)] });
+        setResultAndStopExecution({ errors: [maskError(error, deps.logger, scope.requestInfo.requestId)] });
         return;
       }
       return {
@@ -62,7 +62,7 @@ export function useIdempotency(deps: { records: IdempotencyRecords; services: Se
             else await deps.records.complete(claim.clientId, claim.key, { data: result.data, errors });
           } catch (err) {
             // The record stays IN_PROGRESS: retries get a 409 until it expires, and never run twice.
-            deps.logger.error({ err }, "could not record an idempotent result");
+            deps.logger.error({ err, requestId: scope.requestInfo.requestId }, "could not record an idempotent result");
           }
         },
       };
