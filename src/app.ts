@@ -30,6 +30,12 @@ import { createMetrics } from "./metrics/metrics.js";
 import { startDepositSettler, type DepositSettler } from "./sandbox/settler.js";
 import { mountWebhooks } from "./webhooks/router.js";
 
+/** What Express serves under /v1 (the table must never shadow them): the provider webhooks and the OpenAPI document. */
+const EXPRESS_PATHS_UNDER_V1 = [
+  { method: "POST", path: "/v1/webhooks/sandbox-fiat" },
+  { method: "GET", path: "/v1/openapi.json" },
+] as const;
+
 export type App = {
   /** Listens on config.port (0 picks a free port); resolves to the base URL. */
   start(): Promise<string>;
@@ -127,7 +133,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
       metrics,
       clientIp,
       readBody,
-      rest: restTable(restRoutes, { yoga, readBody, logger }),
+      rest: restTable(restRoutes, { yoga, readBody, logger, leftToExpress: EXPRESS_PATHS_UNDER_V1 }),
       graphqlPost: directJsonPost(yoga, validatedDocuments, logger),
       fallback: app,
     }),

@@ -29,6 +29,13 @@ describe("malformed requests", () => {
     expectJsonError(res, 400);
   });
 
+  it("answers a body that does not inflate as its Content-Encoding says with 400 {error}", async () => {
+    const res = await fetch(`${server.url}/v1/user`, { method: "POST", headers: { "content-type": "application/json", "content-encoding": "gzip" }, body: "{}" });
+    const body = await res.json();
+    expectJsonError({ status: res.status, body, headers: res.headers }, 400);
+    expect(body.error).toBe("Unreadable request body");
+  });
+
   it("answers a JSON body that is not an object or array with 400 {error}", async () => {
     const tenant = await newTenant(server);
     expectJsonError(await rest(server, "POST", "/v1/user", { headers: tenant.headers, rawBody: '"just a string"' }), 400);

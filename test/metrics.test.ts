@@ -43,6 +43,16 @@ describe("GET /metrics", () => {
     expect([...(await scrape()).keys()].some((name) => name.includes(unknownUser))).toBe(false);
   });
 
+  it("counts GraphQL over HTTP under /graphql, also a document's repeats (answered without yoga's HTTP layer)", async () => {
+    const tenant = await newTenant(server);
+    const answered = 'http_requests_total{method="POST",route="/graphql",status="200"}';
+    const query = `query Repeated${crypto.randomUUID().replaceAll("-", "")} { me { id } }`;
+    const moved = await deltas([answered], async () => {
+      for (let i = 0; i < 3; i++) expect((await gql(server, query, {}, tenant.headers)).status).toBe(200);
+    });
+    expect(moved).toEqual({ [answered]: 3 });
+  });
+
   it("counts GraphQL operations and their errors by type, never by name or URL (callers' queries stay private, series bounded)", async () => {
     const tenant = await newTenant(server);
     const queries = 'graphql_envelop_request{operationType="query"}';

@@ -1,4 +1,8 @@
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLogger } from "../src/logger.js";
+import { restTable } from "../src/rest/router.js";
+import { routes } from "../src/rest/routes/index.js";
 import { createUser, rest } from "./support/http.js";
 import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
 
@@ -7,6 +11,18 @@ beforeAll(async () => {
   server = await startServer();
 });
 afterAll(() => server?.stop());
+
+/** One request written on a socket as given (fetch cannot send an absolute-form target); the whole answer. */
+function rawRequest(text: string): Promise<string> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(text));
+    let answer = "";
+    socket.on("data", (chunk) => (answer += chunk.toString()));
+    socket.on("end", () => resolve(answer));
+    socket.on("error", reject);
+  });
+}
 
 /** A tenant with one user, and that user's id. */
 async function tenantWithUser(): Promise<{ tenant: Tenant; userId: string }> {
@@ -57,11 +73,35 @@ describe("the /v1 table matches paths as Express did", () => {
     ["an unknown path", "GET", "/v1/nothing-here"],
     ["a method the path does not take", "PUT", "/v1/user"],
     ["a path one segment too long", "GET", "/v1/user/a/b"],
+    ["a static segment percent-encoded (%75ser)", "GET", "/v1/%75ser"],
+    ["a static segment in a look-alike letter (the Kelvin sign)", "GET", "/v1/api-%E2%84%AAeys"],
+    ["an empty parameter", "GET", "/v1/user//"],
   ])("answers %s with the JSON 404", async (_case, method, path) => {
     const tenant = await newTenant(server);
     const res = await rest(server, method, path, { headers: tenant.headers });
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ error: "No such route", code: "NOT_FOUND" });
+  });
+
+  it("logs only the path of an absolute-form request target, never its user part or query", async () => {
+    const { tenant, userId } = await tenantWithUser();
+    const requestId = `absolute-${crypto.randomUUID()}`;
+    const { host } = new URL(server.url);
+    const answer = await rawRequest(
+      `GET http://someone:hunter2@${host}/v1/user/${userId}?secret=query HTTP/1.1\r\nHost: ${host}\r\nx-api-key: ${tenant.apiKey}\r\nx-request-id: ${requestId}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 200/);
+    await expect.poll(() => server.logs.filter((line) => line.includes(requestId)).length).toBe(1);
+    const line = server.logs.find((entry) => entry.includes(requestId))!;
+    expect(JSON.parse(line).req).toEqual({ method: "GET", path: `/v1/user/${userId}` });
+    expect(line).not.toMatch(/hunter2|secret=query/);
+  });
+
+  it("never boots a route that would take a request Express serves under /v1 (a provider webhook, the OpenAPI document)", () => {
+    const shadowing = { ...routes[0], method: "POST" as const, path: "/v1/webhooks/:provider" };
+    const options = { yoga: server.app as never, readBody: (async () => undefined) as never, logger: createLogger("silent"), leftToExpress: [{ method: "POST", path: "/v1/webhooks/sandbox-fiat" }] as const };
+    expect(() => restTable([shadowing], options)).toThrow(/would take POST \/v1\/webhooks\/sandbox-fiat/);
+    expect(() => restTable(routes, options)).not.toThrow();
   });
 
   it("writes one access-log line naming the route pattern and the client, never the URL's id", async () => {

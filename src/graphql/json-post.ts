@@ -69,6 +69,7 @@ export function directJsonPost(yoga: Yoga, validated: ValidatedDocuments, logger
     const plainRequest = req.url === "/graphql" && mediaType(req.headers["content-type"]) === "application/json" && req.headers.origin === undefined;
     if (!plainRequest || !params || !answeredAs || !validated.has(params.query)) return false;
     const exchange = exchangeOf(req);
+    exchange.route = "/graphql";
     const requestInfo = exchange.enterPipeline("graphql-http");
     const enveloped = yoga.getEnveloped({ requestInfo, req });
     // Answered from yoga's parse and validation caches, through the same plugins as on its own path.

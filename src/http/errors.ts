@@ -24,7 +24,8 @@ export function sendEdgeError(res: ServerResponse, err: unknown, logger: Logger)
   const { type } = err as { type?: string };
   if (type === "entity.too.large") return sendError(res, new AppError("PAYLOAD_TOO_LARGE", "Request body is larger than 100 kB"));
   if (type === "entity.parse.failed") return sendError(res, new AppError("BAD_USER_INPUT", "Malformed JSON body"));
-  if (type) return sendError(res, new AppError("BAD_USER_INPUT", "Unreadable request body"));
+  // A body that does not inflate as its Content-Encoding says (zlib's codes are Z_…).
+  if (type || /^Z_/.test(String((err as { code?: unknown }).code))) return sendError(res, new AppError("BAD_USER_INPUT", "Unreadable request body"));
   // A path segment that does not decode (`/v1/user/%E0%A4%A`).
   if (err instanceof URIError) return sendError(res, new AppError("BAD_USER_INPUT", "Malformed percent-encoding in the path"));
   sendError(res, maskError(err, logger, exchangeOf(res.req).requestId));

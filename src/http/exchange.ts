@@ -66,7 +66,7 @@ export function observeExchange(
       metrics.httpDuration.observe(labels, seconds);
       metrics.httpRequests.inc(labels);
     }
-    const path = url.split("?")[0];
+    const path = pathOf(url);
     if (UNLOGGED_PATHS.has(path)) return;
     const line = {
       requestId: exchange.requestId,
@@ -80,6 +80,17 @@ export function observeExchange(
     else accessLogger.info(line, "request completed");
   });
   return exchange;
+}
+
+/**
+ * The path of a request target, and only that: `/v1/user/x` of `/v1/user/x?a=b#c`, and of the
+ * absolute form `http://user:secret@host/v1/user/x` (whose user part must not reach a log).
+ */
+export function pathOf(url: string): string {
+  const end = url.search(/[?#]/);
+  const target = end === -1 ? url : url.slice(0, end);
+  if (target.startsWith("/")) return target;
+  return URL.canParse(target) ? new URL(target).pathname : target;
 }
 
 /** What Express recorded on the request it routed (the pages, webhooks and yoga's own path). */
