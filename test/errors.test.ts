@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, type TestServer } from "./support/server.js";
 import { rest, userInput, type HttpResult, contractKeys } from "./support/http.js";
 import { startServerWithMailbox, type Mailbox } from "./support/mailbox.js";
+import { subscribeWs } from "./support/subscriptions.js";
 
 let server: TestServer;
 let mailbox: Mailbox;
@@ -108,6 +109,22 @@ describe("request ids", () => {
       body: { query: `{ user(id: "${crypto.randomUUID()}") { id } }` },
     });
     expect(viaGraphql.body.errors[0].extensions).toEqual({ code: "NOT_FOUND", requestId });
+  });
+
+  it("stand in the errors of websocket operations, one id per operation, also on an unexpected error's log line", async () => {
+    const tenant = await newTenant(server);
+    const lookups = [0, 1].map(() => subscribeWs(server.url, tenant.headers, `{ user(id: "${crypto.randomUUID()}") { id } }`));
+    const ids = await Promise.all(lookups.map(async (lookup) => (await lookup.take()).errors?.[0].extensions as { code?: string; requestId?: string }));
+    lookups.forEach((lookup) => lookup.close());
+    for (const extensions of ids) expect(extensions).toMatchObject({ code: "NOT_FOUND", requestId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(ids[0].requestId).not.toBe(ids[1].requestId);
+
+    const otp = subscribeWs(server.url, tenant.headers, `mutation { requestOtp(email: "x-${crypto.randomUUID()}@example.com") { message } }`);
+    const failed = (await otp.take()).errors?.[0].extensions as { code?: string; requestId?: string };
+    otp.close();
+    expect(failed).toMatchObject({ code: "INTERNAL", requestId: expect.any(String) });
+    const logged = server.logs.filter((line) => line.includes(failed.requestId!)).map((line) => JSON.parse(line).msg);
+    expect(logged).toContain("unexpected error");
   });
 });
 

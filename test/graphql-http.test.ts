@@ -85,6 +85,15 @@ describe("GraphQL over HTTP", () => {
     expect(res.body.data).toBeUndefined();
   });
 
+  it("quotes the request's id in yoga's own refusals: a document that does not parse, a mutation over GET", async () => {
+    const tenant = await newTenant(server);
+    const unparsable = await post({ query: "{ me { id " }, tenant.headers);
+    const overGet = await get({ query: "mutation { createApiKey { id } }" }, tenant.headers);
+    for (const res of [unparsable, overGet]) {
+      expect(res.body.errors[0].extensions.requestId).toBe(res.headers.get("x-request-id"));
+    }
+  });
+
   it("quotes each request's own id in a validation error, also for a document that failed before", async () => {
     const tenant = await newTenant(server);
     const invalid = { query: `{ me { noSuchField } } # ${crypto.randomUUID()}` };
