@@ -21,9 +21,10 @@ export type FrontDoorOptions = {
 };
 
 /**
- * The server's request listener. Every request gets its exchange (id, access-log line, metrics) here; the /v1 table and plain GraphQL POSTs are answered without a framework in
- * between, and the rest goes on to the Express app. Only the edge lives here: what an operation may
- * do is decided by the pipeline's plugins, the same for every transport.
+ * The server's request listener. Every request gets its exchange (id, access-log line, metrics)
+ * here; the /v1 table and plain GraphQL POSTs are answered without a framework in between, and the
+ * rest goes on to the Express app. Only the edge lives here: what an operation may do is decided by
+ * the pipeline's plugins, the same for every transport.
  */
 export function frontDoor(options: FrontDoorOptions): RequestListener {
   // The line's fields are fixed and hold no secret, so it skips the logger's redaction walk.
