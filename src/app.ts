@@ -24,16 +24,16 @@ import { openEventBus } from "./pubsub/bus.js";
 import { restTable } from "./rest/router.js";
 import { routes, sandboxRoutes } from "./rest/routes/index.js";
 import { createServices, type Services } from "./services.js";
-import { mountDeveloperPages } from "./developer/router.js";
+import { mountDeveloperPages, OPENAPI_PATH } from "./developer/router.js";
 import { metricsEndpoint, observeServer } from "./metrics/http.js";
 import { createMetrics } from "./metrics/metrics.js";
 import { startDepositSettler, type DepositSettler } from "./sandbox/settler.js";
-import { mountWebhooks } from "./webhooks/router.js";
+import { mountWebhooks, webhookEndpoint } from "./webhooks/router.js";
 
 /** What Express serves under /v1 (the table must never shadow them): the provider webhooks and the OpenAPI document. */
 const EXPRESS_PATHS_UNDER_V1 = [
-  { method: "POST", path: "/v1/webhooks/sandbox-fiat" },
-  { method: "GET", path: "/v1/openapi.json" },
+  { method: webhookEndpoint.method, path: webhookEndpoint.path },
+  { method: "GET", path: OPENAPI_PATH },
 ] as const;
 
 export type App = {

@@ -86,12 +86,6 @@ export function shapedResult<R extends { errors?: readonly GraphQLError[] }>(res
   return { ...result, errors: result.errors.map((error) => (quotesARequest(error) ? error : maskError(error, logger, requestId))) };
 }
 
-/** The same for errors shaped already (yoga's own refusals): they quote this request unless they quoted one. */
-export function quotingRequest<R extends { errors?: readonly GraphQLError[] }>(result: R, requestId: string): R {
-  if (!result.errors?.length) return result;
-  return { ...result, errors: result.errors.map((error) => (quotesARequest(error) ? error : forRequest(error, requestId))) };
-}
-
 /** The code of an error that went through `maskError` (or is about to). */
 export function codeOf(error: GraphQLError): ErrorCode {
   const code = error.extensions?.code;

@@ -15,7 +15,7 @@ import { useStreamLifetime } from "../pipeline/stream-lifetime.js";
 import { useTextInputRule } from "../pipeline/text-input.js";
 import type { Services } from "../services.js";
 import { createContext, type Context } from "./context.js";
-import { maskError, quotingRequest, shapedResult } from "./errors.js";
+import { maskError, shapedResult } from "./errors.js";
 import type { ValidatedDocuments } from "./json-post.js";
 import { sseEventIds } from "../events/sse.js";
 import { schema } from "./schema.js";
@@ -54,7 +54,7 @@ export function createGraphQLServer(options: {
     maskedErrors: { maskError: (error) => maskError(error, logger) },
     plugins: [
       shapeErrorsForRequest(logger),
-      quoteRequestInYogaAnswers(),
+      quoteRequestInYogaAnswers(logger),
       ...useStaticQueryLimits({ introspection }),
       maskValidationErrors(logger),
       ...(introspection ? [] : [disableIntrospection()]),
@@ -90,12 +90,12 @@ function shapeErrorsForRequest(logger: Logger): Plugin<TransportContext> {
  * yoga's own refusals on its HTTP path (a syntax error, a mutation over GET, no query) quote the
  * request too. Streams are left alone: what they carry comes from executions, shaped already.
  */
-function quoteRequestInYogaAnswers(): Plugin<TransportContext> {
+function quoteRequestInYogaAnswers(logger: Logger): Plugin<TransportContext> {
   return {
     onResultProcess({ result, setResult, serverContext }) {
       const requestId = (serverContext as Partial<TransportContext>).requestInfo?.requestId;
       if (!requestId || isAsyncIterable(result)) return;
-      setResult(Array.isArray(result) ? result.map((one) => quotingRequest(one, requestId)) : quotingRequest(result, requestId));
+      setResult(Array.isArray(result) ? result.map((one) => shapedResult(one, logger, requestId)) : shapedResult(result, logger, requestId));
     },
   };
 }

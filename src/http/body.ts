@@ -5,8 +5,11 @@ import { isSafeNumber, parse } from "lossless-json";
 export const BODY_LIMIT = "100kb";
 const JSON_TYPES = ["application/json", "application/*+json"];
 
+/** Marks a request whose body was read (a property, not a WeakSet entry: this is on every request). */
+const BODY_READ = Symbol("bodyRead");
+
 /** A request once `readBody` has run: its body as parsed JSON, text, or undefined when it had none. */
-export type RequestWithBody = IncomingMessage & { body?: unknown };
+export type RequestWithBody = IncomingMessage & { body?: unknown; [BODY_READ]?: true };
 
 export type BodyReader = (req: RequestWithBody, res: ServerResponse) => Promise<void>;
 
@@ -36,11 +39,10 @@ export function readBody(): BodyReader {
         done(Object.assign(new Error("Malformed JSON body"), { type: "entity.parse.failed" }));
       }
     });
-  const done = new WeakSet<RequestWithBody>();
   return async (req, res) => {
     // The front door reads a GraphQL POST's body before offering it to yoga's own path.
-    if (done.has(req)) return;
+    if (req[BODY_READ]) return;
     await new Promise<void>((resolve, reject) => read(req, res, (err) => (err ? reject(err) : resolve())));
-    done.add(req);
+    req[BODY_READ] = true;
   };
 }

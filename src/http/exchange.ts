@@ -6,6 +6,8 @@ import { httpRequestInfo, requestIdOf, type RequestInfo } from "../pipeline/requ
 /** One HTTP request as the edge sees it: its id, when it began, and what routing learnt of it. */
 export class Exchange {
   readonly started = performance.now();
+  /** The path of the request target, for routing and the log line. */
+  readonly path: string;
   /** The route pattern that answered (`/v1/user/:userId`), for the log and the metrics' label. */
   route?: string;
   /** Set once the request enters the pipeline (for the access log's clientId). */
@@ -15,7 +17,9 @@ export class Exchange {
     private readonly req: IncomingMessage,
     readonly requestId: string,
     private readonly clientIp: (req: IncomingMessage) => string,
-  ) {}
+  ) {
+    this.path = pathOf(req.url ?? "/");
+  }
 
   /** What the pipeline is told of this request, on the transport it came by. */
   enterPipeline(transport: "graphql-http" | "rest"): RequestInfo {
@@ -56,7 +60,7 @@ export function observeExchange(
   const exchange = new Exchange(req, requestIdOf(req), edge.clientIp);
   (req as ExchangeHolder)[EXCHANGE] = exchange;
   res.setHeader("x-request-id", exchange.requestId);
-  const { method = "GET", url = "/" } = req;
+  const { method = "GET" } = req;
   // "close" comes after "finish", and also when the caller went away before the answer was sent.
   res.once("close", () => {
     const seconds = (performance.now() - exchange.started) / 1000;
@@ -66,7 +70,7 @@ export function observeExchange(
       metrics.httpDuration.observe(labels, seconds);
       metrics.httpRequests.inc(labels);
     }
-    const path = pathOf(url);
+    const { path } = exchange;
     if (UNLOGGED_PATHS.has(path)) return;
     const line = {
       requestId: exchange.requestId,

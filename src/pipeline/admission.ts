@@ -14,8 +14,12 @@ import type { TransportContext } from "./request-info.js";
  * OTP operations). Nothing about the request is validated before this, so a caller without a valid
  * credential gets UNAUTHENTICATED whatever else is wrong with what it sent.
  */
+/** What admission remembers of an operation, on its initial context (properties, not per-request WeakMap entries). */
+const ADMITTED = Symbol("admitted");
+const SIGN_IN_CHARGED = Symbol("signInCharged");
+type AdmissionScope = TransportContext & { [ADMITTED]?: Promise<void>; [SIGN_IN_CHARGED]?: true };
+
 export function useAdmission(deps: { services: Services; rateLimits: RateLimits; introspection: boolean; logger: Logger }): Plugin<TransportContext> {
-  const admissions = new WeakMap<object, Promise<void>>();
 
   async function admit(scope: TransportContext, operation: OperationDefinitionNode | undefined) {
     const { ip } = scope.requestInfo;
@@ -27,23 +31,18 @@ export function useAdmission(deps: { services: Services; rateLimits: RateLimits;
   }
 
   /** Once per operation (GraphQL over HTTP may ask before parsing, and again, answered from here, before executing). */
-  function admitOnce(scope: TransportContext, operation: OperationDefinitionNode | undefined) {
-    let admitted = admissions.get(scope);
-    if (!admitted) {
-      admitted = admit(scope, operation);
-      admissions.set(scope, admitted);
-    }
-    return admitted;
+  function admitOnce(scope: AdmissionScope, operation: OperationDefinitionNode | undefined) {
+    scope[ADMITTED] ??= admit(scope, operation);
+    return scope[ADMITTED];
   }
 
   /**
    * Sign-in operations also draw on their own per-IP budget, whoever sends them (a credential does not
    * exempt an OTP request), once per operation, as soon as the operation is known.
    */
-  const signInsCharged = new WeakSet<object>();
-  async function chargeSignIn(scope: TransportContext, operation: OperationDefinitionNode | undefined) {
-    if (!isSignInOperation(operation) || signInsCharged.has(scope)) return;
-    signInsCharged.add(scope);
+  async function chargeSignIn(scope: AdmissionScope, operation: OperationDefinitionNode | undefined) {
+    if (!isSignInOperation(operation) || scope[SIGN_IN_CHARGED]) return;
+    scope[SIGN_IN_CHARGED] = true;
     await deps.rateLimits.signIn(scope.requestInfo.ip);
   }
 

@@ -6,7 +6,7 @@ import { schema as appSchema } from "../graphql/schema.js";
 import type { Yoga } from "../graphql/yoga.js";
 import type { BodyReader, RequestWithBody } from "../http/body.js";
 import { answerFailure, sendEdgeError } from "../http/errors.js";
-import { exchangeOf, pathOf } from "../http/exchange.js";
+import { exchangeOf } from "../http/exchange.js";
 import { sendJson } from "../http/json.js";
 import type { Logger } from "../logger.js";
 import { restError, setPipelineHeaders } from "./respond.js";
@@ -76,7 +76,7 @@ export function restTable(routes: Route[], options: RestTableOptions): RestTable
       sendEdgeError(res, new URIError("malformed path"), options.logger);
       return true;
     }
-    if (!asWritten(compiled.segments, url)) return false;
+    if (!asWritten(compiled.segments, exchangeOf(req).path)) return false;
     void answer(compiled, req, res, { params: found.params as Record<string, string>, query: found.searchParams }, options);
     return true;
   };
@@ -86,8 +86,8 @@ export function restTable(routes: Route[], options: RestTableOptions): RestTable
  * Whether the path as sent matches the route's segments as Express matched them: each static
  * segment equal in any ASCII case, each parameter non-empty, one trailing slash at most.
  */
-function asWritten(segments: string[], url: string): boolean {
-  const sent = pathOf(url).split("/");
+function asWritten(segments: string[], path: string): boolean {
+  const sent = path.split("/");
   if (sent.length === segments.length + 1 && sent[sent.length - 1] === "") sent.pop();
   if (sent.length !== segments.length) return false;
   return segments.every((segment, i) => (segment.startsWith(":") ? sent[i] !== "" : sent[i].toLowerCase() === segment));
