@@ -83,6 +83,42 @@ describe.skipIf(!testDatabaseUrl)("events across instances (PostgreSQL)", () => 
     }
   });
 
+  it("delivers to the publishing instance's own subscribers exactly once (its own NOTIFY is not delivered again)", async () => {
+    const [publisher, observer] = [await openPostgresBus(), await openPostgresBus()];
+    const iterator = publisher.events.subscribe("deposit")[Symbol.asyncIterator]();
+    try {
+      const published = event();
+      const received: DepositEvent[] = [];
+      const collecting = (async () => {
+        for (let next = await iterator.next(); !next.done; next = await iterator.next()) if (next.value.depositId === published.depositId) received.push(next.value);
+      })();
+      const observed = nextEvent(observer.events, (e) => e.depositId === published.depositId);
+      publisher.events.publish("deposit", published);
+      // Once another instance has heard the NOTIFY, the publisher has heard its own as well.
+      await observed.received;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(received).toEqual([published]);
+      await iterator.return?.();
+      await collecting;
+    } finally {
+      await Promise.all([publisher.close(), observer.close()]);
+    }
+  });
+
+  it("publishes while every pooled connection is taken (the listening connection sends the NOTIFY)", async () => {
+    const [publisher, subscriber] = [await openPostgresBus(), await openPostgresBus()];
+    const held = await Promise.all([pool.connect(), pool.connect()]);
+    try {
+      const published = event();
+      const remote = nextEvent(subscriber.events, (e) => e.depositId === published.depositId);
+      publisher.events.publish("deposit", published);
+      expect(await remote.received).toEqual(published);
+    } finally {
+      held.forEach((client) => client.release());
+      await Promise.all([publisher.close(), subscriber.close()]);
+    }
+  });
+
   it("keeps the order of one instance's publishes", async () => {
     const [publisher, subscriber] = [await openPostgresBus(), await openPostgresBus()];
     try {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import pg from "pg";
 import type { Logger } from "../logger.js";
 
@@ -8,7 +9,8 @@ export const LISTENER_APPLICATION_NAME = `fintech-events pid ${process.pid}`;
 /** PostgreSQL refuses NOTIFY payloads of 8000 bytes or more. */
 const MAX_PAYLOAD_BYTES = 7999;
 
-type Envelope = { topic: string; detail: unknown };
+/** `origin`: the publishing instance, which has delivered the event to its own listeners already. */
+type Envelope = { origin: string; topic: string; detail: unknown };
 
 export type PostgresEventTarget = EventTarget & { close(): Promise<void> };
 
@@ -21,10 +23,10 @@ export type PostgresEventTargetOptions = {
 };
 
 /**
- * An EventTarget shared by every instance on one database: dispatchEvent NOTIFYs, and each instance
- * (this one included) delivers what it hears to its own listeners, so a published event reaches
- * subscribers everywhere exactly once. Resolves once the first LISTEN is active; a lost listening
- * connection is re-opened (events published while it is down are not replayed).
+ * An EventTarget shared by every instance on one database: dispatchEvent delivers to this instance's
+ * listeners at once and NOTIFYs the others, which deliver what they hear to theirs, so a published
+ * event reaches subscribers everywhere exactly once. Resolves once the first LISTEN is active; a lost
+ * listening connection is re-opened (events published while it is down are not replayed).
  */
 export async function openPostgresEventTarget(options: PostgresEventTargetOptions): Promise<PostgresEventTarget> {
   const target = new NotifyEventTarget(options);
@@ -33,7 +35,10 @@ export async function openPostgresEventTarget(options: PostgresEventTargetOption
 }
 
 class NotifyEventTarget extends EventTarget implements PostgresEventTarget {
+  private readonly origin = randomUUID();
   private listener?: pg.Client;
+  /** The listening connection once its LISTEN is active: NOTIFYs go out on it, not queued behind the pool's transactions. */
+  private listening?: pg.Client;
   private reconnectTimer?: NodeJS.Timeout;
   private closed = false;
   /**
@@ -49,11 +54,13 @@ class NotifyEventTarget extends EventTarget implements PostgresEventTarget {
   }
 
   override dispatchEvent(event: Event): boolean {
-    const payload = JSON.stringify({ topic: event.type, detail: (event as CustomEvent).detail } satisfies Envelope);
+    const detail = (event as CustomEvent).detail as unknown;
+    const payload = JSON.stringify({ origin: this.origin, topic: event.type, detail } satisfies Envelope);
     if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) {
       this.options.logger.error({ topic: event.type, bytes: Buffer.byteLength(payload) }, "event too large to publish");
       return false;
     }
+    super.dispatchEvent(new CustomEvent(event.type, { detail }));
     this.waiting.push(payload);
     if (this.waiting.length === 1) this.publishing = this.publishing.then(() => this.publishWaiting());
     return true;
@@ -62,9 +69,11 @@ class NotifyEventTarget extends EventTarget implements PostgresEventTarget {
   private async publishWaiting() {
     const payloads = this.waiting;
     this.waiting = [];
+    // A function scan yields the array in order, so the NOTIFYs go out in publishing order.
+    const notify = (db: pg.Client | pg.Pool) => db.query("SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload", [EVENTS_CHANNEL, payloads]);
     try {
-      // A function scan yields the array in order, so the NOTIFYs go out in publishing order.
-      await this.options.pool.query("SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload", [EVENTS_CHANNEL, payloads]);
+      // Through the pool when the listening connection is down or fails under this statement.
+      await (this.listening ? notify(this.listening).catch(() => notify(this.options.pool)) : notify(this.options.pool));
     } catch (err) {
       const topics = payloads.map((payload) => (JSON.parse(payload) as Envelope).topic);
       this.options.logger.error({ err, topics }, "could not publish events");
@@ -79,6 +88,7 @@ class NotifyEventTarget extends EventTarget implements PostgresEventTarget {
     const onLost = (err?: Error) => {
       if (!listening || this.closed) return;
       listening = false;
+      if (this.listening === client) this.listening = undefined;
       this.options.logger.warn({ err }, "event listener connection lost; reconnecting");
       client.end().catch(() => undefined);
       this.scheduleReconnect();
@@ -92,6 +102,7 @@ class NotifyEventTarget extends EventTarget implements PostgresEventTarget {
       await client.connect();
       await client.query(`LISTEN ${EVENTS_CHANNEL}`);
       listening = true;
+      this.listening = client;
     } catch (err) {
       client.end().catch(() => undefined);
       throw err;
@@ -116,6 +127,7 @@ class NotifyEventTarget extends EventTarget implements PostgresEventTarget {
       this.options.logger.warn({ err }, "ignored a malformed event notification");
       return;
     }
+    if (envelope.origin === this.origin) return;
     super.dispatchEvent(new CustomEvent(envelope.topic, { detail: envelope.detail }));
   }
 
@@ -123,6 +135,7 @@ class NotifyEventTarget extends EventTarget implements PostgresEventTarget {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
     await this.publishing;
+    this.listening = undefined;
     await this.listener?.end().catch(() => undefined);
   }
 }
