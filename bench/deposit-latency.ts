@@ -8,6 +8,7 @@ import { startApp } from "./app-server.js";
 import { Arrivals } from "./arrivals.js";
 import { mapConcurrent, range } from "./drive.js";
 import { notifyRoundTrips } from "./notify-latency.js";
+import { roundTripFloor } from "./round-trip-floor.js";
 import { cpuMsBetween, PROBED, probe } from "./probe.js";
 import type { Started } from "./processes.js";
 import { markdownTable, ms, percentile, ratio, section } from "./report.js";
@@ -16,7 +17,7 @@ import { newClient, newUsers, withDatabase } from "./setup.js";
 export type DepositLatencyOptions = { databaseUrl: string; count: number; concurrency: number; users: number };
 
 const DEPOSIT_UPDATED = "subscription ($userId: ID) { depositUpdated(userId: $userId) { id status } }";
-const WARM_UP = 20;
+const WARM_UP = 200;
 
 type Api = (path: string, body?: Record<string, unknown>) => Promise<{ status: number; body: any }>;
 
@@ -136,10 +137,12 @@ async function productLatencies(databaseUrl: string, { count, concurrency, users
 export async function benchDepositLatency(options: DepositLatencyOptions): Promise<string> {
   const { databaseUrl, count, concurrency, users } = options;
   const floor = await notifyRoundTrips(databaseUrl, { count, concurrency, warmUp: WARM_UP });
+  const sameRoundTrips = await roundTripFloor(databaseUrl, { count, concurrency, warmUp: WARM_UP });
   const { spread, hot } = await productLatencies(databaseUrl, options);
   const complete = "REST POST /v1/sandbox/deposits/{id}/complete → graphql-ws depositUpdated COMPLETED";
   const rows = [
     { name: "baseline: PostgreSQL NOTIFY → LISTEN round trip (pg)", latencies: floor },
+    { name: "for reference: a completion's 13 database round trips in plain pg, trivial rows (bench/round-trip-floor.ts)", latencies: sameRoundTrips },
     { name: `${complete}, ${users} users`, latencies: spread.completions.map((c) => c.update) },
     { name: `for reference: the complete request's own response time, ${users} users`, latencies: spread.completions.map((c) => c.response) },
     { name: `${complete}, one hot user`, latencies: hot.completions.map((c) => c.update) },

@@ -4,7 +4,8 @@ import type { Started } from "./processes.js";
 /** Node arguments that load bench/process-probe.ts into a started server (and let it collect garbage on demand). */
 export const PROBED = ["--expose-gc", "--import", fileURLToPath(new URL("./process-probe.ts", import.meta.url))];
 
-export type Probe = { memory: NodeJS.MemoryUsage; cpu: NodeJS.CpuUsage };
+/** `cpu` after the probe's garbage collection, `cpuBeforeGc` before it. */
+export type Probe = { memory: NodeJS.MemoryUsage; cpu: NodeJS.CpuUsage; cpuBeforeGc: NodeJS.CpuUsage };
 
 /** The server's memory (after garbage collection) and CPU time so far, from its probe. */
 export function probe(app: Started): Promise<Probe> {
@@ -20,5 +21,5 @@ export function probe(app: Started): Promise<Probe> {
   return reply;
 }
 
-/** Milliseconds of CPU (user + system) between two probes. */
-export const cpuMsBetween = (before: Probe, after: Probe) => (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1000;
+/** Milliseconds of CPU (user + system) between two probes, without their own garbage collections. */
+export const cpuMsBetween = (before: Probe, after: Probe) => (after.cpuBeforeGc.user + after.cpuBeforeGc.system - before.cpu.user - before.cpu.system) / 1000;
