@@ -30,15 +30,32 @@ export async function insertDeposit(tx: Sql, id: string, incoming: IncomingDepos
   return row && asDeposit(row);
 }
 
-const MOVE = `
-  UPDATE "deposits" SET "status" = $4, "failureReason" = coalesce($5::text, "failureReason"), "settleAt" = NULL, "updatedAt" = $6::timestamptz
-  WHERE "provider" = $1 AND "eventId" = $2 AND "status" = $3
-  RETURNING ${COLUMNS}`;
+/** Where a virtual account deposit goes, and the user's own wallet address (null for an on-chain deposit). */
+export type Destination = { destinationAsset: string; destinationAddress: string; walletAddress: string | null };
 
-/** from → to, only when the deposit is in `from`; undefined otherwise. */
+type MovedRow = DepositRow & { destinationAsset: string | null; destinationAddress: string | null; walletAddress: string | null };
+
+const MOVE = `
+  WITH "moved" AS (
+    UPDATE "deposits" SET "status" = $4, "failureReason" = coalesce($5::text, "failureReason"), "settleAt" = NULL, "updatedAt" = $6::timestamptz
+    WHERE "provider" = $1 AND "eventId" = $2 AND "status" = $3
+    RETURNING ${COLUMNS}
+  )
+  SELECT "moved".*, va."destinationAsset", va."destinationAddress", w."address" AS "walletAddress"
+  FROM "moved"
+  LEFT JOIN "virtual_accounts" va ON va."id" = "moved"."virtualAccountId" AND va."clientId" = "moved"."clientId"
+  LEFT JOIN "wallets" w ON w."userId" = "moved"."userId"`;
+
+/**
+ * from → to, only when the deposit is in `from`; undefined otherwise. A virtual account deposit comes
+ * with its destination (what its settlement needs), read in the same statement.
+ */
 export async function moveDeposit(tx: Sql, provider: string, reference: string, from: string, to: { status: string; failureReason?: string }) {
-  const [row] = await tx.query<DepositRow>("deposit_move", MOVE, [provider, reference, from, to.status, to.failureReason ?? null, new Date()]);
-  return row && asDeposit(row);
+  const [row] = await tx.query<MovedRow>("deposit_move", MOVE, [provider, reference, from, to.status, to.failureReason ?? null, new Date()]);
+  if (!row) return undefined;
+  const { destinationAsset, destinationAddress, walletAddress, ...deposit } = row;
+  const destination = destinationAsset === null || destinationAddress === null ? null : { destinationAsset, destinationAddress, walletAddress };
+  return { deposit: asDeposit(deposit), destination };
 }
 
 const EXISTS = `SELECT 1 FROM "deposits" WHERE "provider" = $1 AND "eventId" = $2`;

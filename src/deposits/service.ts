@@ -69,14 +69,16 @@ export class DepositService {
    * null when the deposit was not PENDING (a second completion changes nothing).
    */
   async complete(tx: Sql, provider: string, reference: string): Promise<Deposit | null> {
-    const deposit = await this.transition(tx, provider, reference, { status: DEPOSIT_STATUS.COMPLETED });
-    if (deposit) await this.deps.settlement.settle(tx, deposit);
-    return deposit;
+    const moved = await this.transition(tx, provider, reference, { status: DEPOSIT_STATUS.COMPLETED });
+    if (!moved) return null;
+    await this.deps.settlement.settle(tx, moved.deposit, moved.destination);
+    return moved.deposit;
   }
 
   /** PENDING → FAILED; no money moved, so none moves back. Null when it was not PENDING. */
-  fail(tx: Sql, provider: string, reference: string, reason: string): Promise<Deposit | null> {
-    return this.transition(tx, provider, reference, { status: DEPOSIT_STATUS.FAILED, failureReason: reason });
+  async fail(tx: Sql, provider: string, reference: string, reason: string): Promise<Deposit | null> {
+    const moved = await this.transition(tx, provider, reference, { status: DEPOSIT_STATUS.FAILED, failureReason: reason });
+    return moved?.deposit ?? null;
   }
 
   /** Tells subscribers (on every instance) and the metrics about deposits that changed; call after the commit. */
@@ -142,7 +144,7 @@ export class DepositService {
       if (!(await depositExists(tx, provider, reference))) throw notFound("Deposit");
       return null;
     }
-    await recordDepositEvent(tx, change.status === DEPOSIT_STATUS.COMPLETED ? "deposit.completed" : "deposit.failed", moved);
+    await recordDepositEvent(tx, change.status === DEPOSIT_STATUS.COMPLETED ? "deposit.completed" : "deposit.failed", moved.deposit);
     return moved;
   }
 }

@@ -6,24 +6,12 @@ import type { Deposit } from "../generated/prisma/client.js";
 import { Exact } from "../ledger/amount.js";
 import type { LedgerService } from "../ledger/service.js";
 import type { JournalInput } from "../ledger/types.js";
+import type { Destination } from "./records.js";
 
 type Deps = { ledger: LedgerService; conversion: Pick<ConversionService, "prepareInTransaction"> };
 
 /** A 32-byte transaction hash for the sandbox's on-chain forward (no real chain is touched). */
 const sandboxTransactionHash = () => `0x${randomBytes(32).toString("hex")}`;
-
-type Destination = { destinationAsset: string; destinationAddress: string; walletAddress: string | null };
-
-const DESTINATION = `SELECT va."destinationAsset", va."destinationAddress", w."address" AS "walletAddress"
-  FROM "virtual_accounts" va LEFT JOIN "wallets" w ON w."userId" = va."userId"
-  WHERE va."id" = $1::uuid AND va."clientId" = $2::uuid`;
-
-/** Where a virtual account deposit goes, and the user's own wallet address, in one query (Prisma's nested select takes three). */
-async function destinationOf(tx: Sql, deposit: Deposit): Promise<Destination> {
-  const [destination] = await tx.query<Destination>("deposit_destination", DESTINATION, [deposit.virtualAccountId, deposit.clientId]);
-  if (!destination) throw new Error(`Virtual account ${deposit.virtualAccountId} of deposit ${deposit.id} not found`);
-  return destination;
-}
 
 /**
  * The money of a completed deposit, inside the caller's transaction (all of it commits or none):
@@ -34,7 +22,8 @@ async function destinationOf(tx: Sql, deposit: Deposit): Promise<Destination> {
 export class DepositSettlement {
   constructor(private readonly deps: Deps) {}
 
-  async settle(tx: Sql, deposit: Deposit): Promise<void> {
+  /** `destination`: a virtual account deposit's, as moveDeposit read it (null on-chain). */
+  async settle(tx: Sql, deposit: Deposit, destination: Destination | null): Promise<void> {
     const amount = new Exact(deposit.amount.toString());
     const { clientId, userId } = deposit;
     const credit: JournalInput = {
@@ -50,13 +39,13 @@ export class DepositSettlement {
         },
       ],
     };
-    const forward = deposit.virtualAccountId ? await this.forward(tx, deposit, amount) : [];
+    const forward = deposit.virtualAccountId ? await this.forward(tx, deposit, amount, destination) : [];
     await this.deps.ledger.postAll(tx, [credit, ...forward]);
   }
 
   /** The journals that move a virtual account deposit on: its conversion, then (to an outside address) the transfer. */
-  private async forward(tx: Sql, deposit: Deposit, amount: Decimal): Promise<JournalInput[]> {
-    const account = await destinationOf(tx, deposit);
+  private async forward(tx: Sql, deposit: Deposit, amount: Decimal, account: Destination | null): Promise<JournalInput[]> {
+    if (!account) throw new Error(`Virtual account ${deposit.virtualAccountId} of deposit ${deposit.id} not found`);
     const { convertedAmount, journal } = await this.deps.conversion.prepareInTransaction(tx, {
       clientId: deposit.clientId,
       userId: deposit.userId,
