@@ -25,6 +25,9 @@ export async function roundTripFloor(databaseUrl: string, options: { count: numb
     await listener.connect();
     listener.on("notification", (message) => arrivals.arrived(message.payload ?? ""));
     await listener.query(`LISTEN ${channel}`);
+    // One statement at a time on the listening connection (as the API's publisher sends its NOTIFYs).
+    let notifying: Promise<unknown> = Promise.resolve();
+    const notify = (key: string) => (notifying = notifying.then(() => listener.query("SELECT pg_notify($1, $2)", [channel, key])));
     const completion = async (i: number) => {
       const row = (i % options.concurrency) * 10;
       const key = `${i}`;
@@ -44,7 +47,7 @@ export async function roundTripFloor(databaseUrl: string, options: { count: numb
       } finally {
         tx.release();
       }
-      await listener.query("SELECT pg_notify($1, $2)", [channel, key]);
+      await notify(key);
       await arrival;
       await q(pool, "floor_last", `SELECT "seq" FROM "bench_floor_log" WHERE "worker" = $1 ORDER BY "seq" DESC LIMIT 1`, [row]);
       return performance.now() - start;
