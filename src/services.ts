@@ -90,6 +90,7 @@ function webhookServices(deps: ServiceDeps) {
   const strictUrls = !deps.config.sandbox;
   const deliveryWorker = new DeliveryWorker({
     prisma: deps.prisma,
+    sql: deps.sql,
     logger: deps.logger,
     encryptionKey: deps.config.encryptionKey,
     retryScheduleMs: deps.config.webhookRetryScheduleMs,

@@ -394,7 +394,7 @@ describe("DNS rebinding at delivery time (SANDBOX off)", () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     await createUser(production, tenant);
     const worker = new DeliveryWorker({
-      prisma: production.app.db.prisma, logger: createLogger("silent"), encryptionKey: Buffer.from(ENCRYPTION_KEY, "hex"),
+      prisma: production.app.db.prisma, sql: production.app.db.sql, logger: createLogger("silent"), encryptionKey: Buffer.from(ENCRYPTION_KEY, "hex"),
       retryScheduleMs: [100], timeoutMs: TIMEOUT_MS, strictUrls: true, resolveHost,
     });
     worker.start();

@@ -71,3 +71,11 @@ export async function depositById(sql: Sql, clientId: string, id: string): Promi
   const [row] = await sql.query<DepositRow>("deposit_by_id", BY_ID, [id, clientId]);
   return row && asDeposit(row);
 }
+
+const DUE = `SELECT "id", "provider", "eventId" FROM "deposits"
+  WHERE "status" = $1 AND "settleAt" <= $2::timestamptz ORDER BY "settleAt" LIMIT $3::int`;
+
+/** Deposits in `status` whose settle time has come, oldest first (the sandbox settler's poll, several times a second). */
+export function dueDeposits(sql: Sql, status: string, now: Date, take: number) {
+  return sql.query<{ id: string; provider: string; eventId: string }>("deposits_due", DUE, [status, now, take]);
+}

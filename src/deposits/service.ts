@@ -10,7 +10,7 @@ import type { EventType } from "../events/types.js";
 import type { Events } from "../pubsub/events.js";
 import { requireUuid } from "../validation.js";
 import { RecentDeposits } from "./recent.js";
-import { depositById, depositExists, insertDeposit, moveDeposit } from "./records.js";
+import { depositById, depositExists, dueDeposits, insertDeposit, moveDeposit } from "./records.js";
 import type { DepositSettlement } from "./settlement.js";
 
 export const DEPOSIT_STATUS = { PENDING: "PENDING", COMPLETED: "COMPLETED", FAILED: "FAILED" } as const;
@@ -121,12 +121,7 @@ export class DepositService {
 
   /** Deposits whose sandbox settle time has come, oldest first (every instance may see the same ones). */
   dueForSettlement(now: Date, take: number) {
-    return this.deps.prisma.deposit.findMany({
-      where: { status: DEPOSIT_STATUS.PENDING, settleAt: { lte: now } },
-      orderBy: { settleAt: "asc" },
-      take,
-      select: { id: true, provider: true, eventId: true },
-    });
+    return dueDeposits(this.deps.sql, DEPOSIT_STATUS.PENDING, now, take);
   }
 
   /** Gives a deposit whose settlement failed another try later (in its own short write). */
