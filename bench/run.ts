@@ -5,7 +5,7 @@
 //   journals: ledger journal postings per second under concurrency (baseline: plain pg hot-row transactions)
 // Settings: BENCH_ONLY (comma-separated parts, default all), BENCH_DATABASE_URL (default: a
 // `fintech_bench` database on 127.0.0.1:5432), BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_LOOKUP_ROUNDS (3),
-// BENCH_DEPOSITS (200 per row), BENCH_DEPOSIT_CONCURRENCY (10), BENCH_DEPOSIT_USERS (10), BENCH_JOURNAL_WORKERS (20),
+// BENCH_DEPOSITS (200 per row and round), BENCH_DEPOSIT_CONCURRENCY (10), BENCH_DEPOSIT_USERS (10), BENCH_DEPOSIT_ROUNDS (3), BENCH_JOURNAL_WORKERS (20),
 // BENCH_JOURNALS_PER_WORKER (100), BENCH_POOL_SIZE (10), BENCH_WEBSOCKETS (1000),
 // BENCH_CPU_PROFILE_DIR (unset: when set, each started server writes a CPU profile there),
 // BENCH_COMPARE_WITH (unset: another checkout, with its own node_modules, whose server the lookup
@@ -34,6 +34,7 @@ const parts: Record<string, () => Promise<string>> = {
       count: setting("BENCH_DEPOSITS", 200),
       concurrency: setting("BENCH_DEPOSIT_CONCURRENCY", 10),
       users: setting("BENCH_DEPOSIT_USERS", 10),
+      rounds: setting("BENCH_DEPOSIT_ROUNDS", 3),
     }),
   websockets: () => benchIdleWebSockets({ databaseUrl, connections: setting("BENCH_WEBSOCKETS", 1000) }),
   journals: () =>
