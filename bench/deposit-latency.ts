@@ -34,7 +34,13 @@ function restApi(baseUrl: string, apiKey: string): Api {
       const request = http.request(`${baseUrl}${path}`, { method: "POST", agent, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) }));
+        res.on("end", () => {
+          try {
+            resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) });
+          } catch (err) {
+            reject(err);
+          }
+        });
         res.on("error", reject);
       });
       request.on("error", reject);

@@ -1,3 +1,4 @@
+import net from "node:net";
 import { Writable } from "node:stream";
 import pg from "pg";
 import { Redis } from "ioredis";
@@ -52,6 +53,34 @@ async function isReachable(url: string): Promise<boolean> {
   } finally {
     probe.disconnect();
   }
+}
+
+/** A TCP relay to PostgreSQL that can go silent without closing anything, as a firewall that drops a connection does. */
+async function silenceableRelay(target: URL) {
+  let silent = false;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on("error", () => undefined);
+      socket.on("close", () => (client.destroy(), upstream.destroy()));
+    }
+    client.on("data", (data) => silent || upstream.write(data));
+    upstream.on("data", (data) => silent || client.write(data));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = new URL(target.toString());
+  url.hostname = "127.0.0.1";
+  url.port = String((server.address() as net.AddressInfo).port);
+  return {
+    url: url.toString(),
+    silence: () => void (silent = true),
+    close: () => {
+      sockets.forEach((socket) => socket.destroy());
+      server.close();
+    },
+  };
 }
 
 describe.skipIf(!testDatabaseUrl)("events across instances (PostgreSQL)", () => {
@@ -118,6 +147,42 @@ describe.skipIf(!testDatabaseUrl)("events across instances (PostgreSQL)", () => 
       await Promise.all([publisher.close(), subscriber.close()]);
     }
   });
+
+  it("publishes through the pool when its listening connection stops answering, and still closes in time", async () => {
+    const relay = await silenceableRelay(new URL(testDatabaseUrl!));
+    const target = await openPostgresEventTarget({ connectionString: relay.url, pool, logger, reconnectDelayMs: 60_000 });
+    const subscriber = await openPostgresBus();
+    try {
+      relay.silence();
+      const published = event();
+      const remote = nextEvent(subscriber.events, (e) => e.depositId === published.depositId, 6000);
+      createEvents(target).publish("deposit", published);
+      expect(await remote.received).toEqual(published);
+      const closing = performance.now();
+      await target.close();
+      expect(performance.now() - closing).toBeLessThan(4000);
+    } finally {
+      await subscriber.close();
+      relay.close();
+    }
+  }, 20_000);
+
+  it("closes in time while a publish hangs on a database that stopped answering", async () => {
+    const relay = await silenceableRelay(new URL(testDatabaseUrl!));
+    const silentPool = new pg.Pool({ connectionString: relay.url, max: 1 });
+    const target = await openPostgresEventTarget({ connectionString: relay.url, pool: silentPool, logger, reconnectDelayMs: 60_000 });
+    try {
+      await silentPool.query("SELECT 1");
+      relay.silence();
+      createEvents(target).publish("deposit", event());
+      const closing = performance.now();
+      await target.close();
+      expect(performance.now() - closing).toBeLessThan(4000);
+    } finally {
+      relay.close();
+      await silentPool.end().catch(() => undefined);
+    }
+  }, 20_000);
 
   it("keeps the order of one instance's publishes", async () => {
     const [publisher, subscriber] = [await openPostgresBus(), await openPostgresBus()];

@@ -43,8 +43,8 @@ const MOVE = `
   )
   SELECT "moved".*, va."destinationAsset", va."destinationAddress", w."address" AS "walletAddress"
   FROM "moved"
-  LEFT JOIN "virtual_accounts" va ON va."id" = "moved"."virtualAccountId" AND va."clientId" = "moved"."clientId"
-  LEFT JOIN "wallets" w ON w."userId" = "moved"."userId"`;
+  LEFT JOIN "virtual_accounts" va ON va."id" = "moved"."virtualAccountId" AND va."clientId" = "moved"."clientId" AND va."userId" = "moved"."userId"
+  LEFT JOIN "wallets" w ON w."userId" = "moved"."userId" AND w."clientId" = "moved"."clientId"`;
 
 /**
  * from → to, only when the deposit is in `from`; undefined otherwise. A virtual account deposit comes

@@ -8,6 +8,20 @@ export const EVENTS_CHANNEL = "fintech_events";
 export const LISTENER_APPLICATION_NAME = `fintech-events pid ${process.pid}`;
 /** PostgreSQL refuses NOTIFY payloads of 8000 bytes or more. */
 const MAX_PAYLOAD_BYTES = 7999;
+/**
+ * A NOTIFY on the listening connection that has not returned by then (a connection a firewall dropped
+ * without a reset never answers) gives that connection up for a new one and goes through the pool.
+ */
+const LISTENER_NOTIFY_TIMEOUT_MS = 2000;
+/** How long close() waits for publishes in flight and for the listening connection to end. */
+const CLOSE_WAIT_MS = 2000;
+
+/** `work`, or a rejection once `ms` have passed (the work itself is left to finish or not). */
+function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
 
 /** `origin`: the publishing instance, which has delivered the event to its own listeners already. */
 type Envelope = { origin: string; topic: string; detail: unknown };
@@ -24,9 +38,11 @@ export type PostgresEventTargetOptions = {
 
 /**
  * An EventTarget shared by every instance on one database: dispatchEvent delivers to this instance's
- * listeners at once and NOTIFYs the others, which deliver what they hear to theirs, so a published
- * event reaches subscribers everywhere exactly once. Resolves once the first LISTEN is active; a lost
- * listening connection is re-opened (events published while it is down are not replayed).
+ * listeners at once (exactly once) and NOTIFYs the others, which deliver what they hear to theirs. A
+ * NOTIFY retried through the pool after the listening connection failed under it may reach them twice;
+ * that is harmless for what travels here (a nudge to re-read the event log, a credential to forget).
+ * Resolves once the first LISTEN is active; a lost listening connection is re-opened (events published
+ * while no instance listens are not replayed).
  */
 export async function openPostgresEventTarget(options: PostgresEventTargetOptions): Promise<PostgresEventTarget> {
   const target = new NotifyEventTarget(options);
@@ -37,8 +53,11 @@ export async function openPostgresEventTarget(options: PostgresEventTargetOption
 class NotifyEventTarget extends EventTarget implements PostgresEventTarget {
   private readonly origin = randomUUID();
   private listener?: pg.Client;
-  /** The listening connection once its LISTEN is active: NOTIFYs go out on it, not queued behind the pool's transactions. */
-  private listening?: pg.Client;
+  /**
+   * The listening connection once its LISTEN is active, and how to give it up: NOTIFYs go out on it,
+   * not queued behind the pool's transactions.
+   */
+  private listening?: { client: pg.Client; lost: (err: Error) => void };
   private reconnectTimer?: NodeJS.Timeout;
   private closed = false;
   /**
@@ -54,13 +73,13 @@ class NotifyEventTarget extends EventTarget implements PostgresEventTarget {
   }
 
   override dispatchEvent(event: Event): boolean {
-    const detail = (event as CustomEvent).detail as unknown;
-    const payload = JSON.stringify({ origin: this.origin, topic: event.type, detail } satisfies Envelope);
+    const payload = JSON.stringify({ origin: this.origin, topic: event.type, detail: (event as CustomEvent).detail } satisfies Envelope);
     if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) {
       this.options.logger.error({ topic: event.type, bytes: Buffer.byteLength(payload) }, "event too large to publish");
       return false;
     }
-    super.dispatchEvent(new CustomEvent(event.type, { detail }));
+    // The detail as the other instances will read it (a Date, say, becomes its text everywhere alike).
+    super.dispatchEvent(new CustomEvent(event.type, { detail: (JSON.parse(payload) as Envelope).detail }));
     this.waiting.push(payload);
     if (this.waiting.length === 1) this.publishing = this.publishing.then(() => this.publishWaiting());
     return true;
@@ -71,9 +90,17 @@ class NotifyEventTarget extends EventTarget implements PostgresEventTarget {
     this.waiting = [];
     // A function scan yields the array in order, so the NOTIFYs go out in publishing order.
     const notify = (db: pg.Client | pg.Pool) => db.query("SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload", [EVENTS_CHANNEL, payloads]);
+    const listening = this.listening;
+    if (listening) {
+      try {
+        await within(notify(listening.client), LISTENER_NOTIFY_TIMEOUT_MS);
+        return;
+      } catch (err) {
+        listening.lost(err as Error);
+      }
+    }
     try {
-      // Through the pool when the listening connection is down or fails under this statement.
-      await (this.listening ? notify(this.listening).catch(() => notify(this.options.pool)) : notify(this.options.pool));
+      await notify(this.options.pool);
     } catch (err) {
       const topics = payloads.map((payload) => (JSON.parse(payload) as Envelope).topic);
       this.options.logger.error({ err, topics }, "could not publish events");
@@ -81,14 +108,15 @@ class NotifyEventTarget extends EventTarget implements PostgresEventTarget {
   }
 
   async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.options.connectionString, application_name: LISTENER_APPLICATION_NAME });
+    // keepAlive: an idle connection that a firewall dropped is noticed by the kernel, not only by a NOTIFY.
+    const client = new pg.Client({ connectionString: this.options.connectionString, application_name: LISTENER_APPLICATION_NAME, keepAlive: true });
     this.listener = client;
     // Only a connection that got as far as LISTEN is re-opened here; a failed attempt throws to the caller.
     let listening = false;
     const onLost = (err?: Error) => {
       if (!listening || this.closed) return;
       listening = false;
-      if (this.listening === client) this.listening = undefined;
+      if (this.listening?.client === client) this.listening = undefined;
       this.options.logger.warn({ err }, "event listener connection lost; reconnecting");
       client.end().catch(() => undefined);
       this.scheduleReconnect();
@@ -102,7 +130,7 @@ class NotifyEventTarget extends EventTarget implements PostgresEventTarget {
       await client.connect();
       await client.query(`LISTEN ${EVENTS_CHANNEL}`);
       listening = true;
-      this.listening = client;
+      this.listening = { client, lost: onLost };
     } catch (err) {
       client.end().catch(() => undefined);
       throw err;
@@ -134,8 +162,12 @@ class NotifyEventTarget extends EventTarget implements PostgresEventTarget {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
-    await this.publishing;
-    this.listening = undefined;
-    await this.listener?.end().catch(() => undefined);
+    const ended = async () => {
+      await this.publishing;
+      this.listening = undefined;
+      await this.listener?.end();
+    };
+    // A connection that no longer answers must not hold the shutdown.
+    await within(ended(), CLOSE_WAIT_MS).catch(() => undefined);
   }
 }
