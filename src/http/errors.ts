@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { NextFunction, Request, Response } from "express";
-import { AppError } from "../errors.js";
 import type { GraphQLError } from "graphql";
+import { AppError } from "../errors.js";
 import { forRequest, maskError, toApiError } from "../graphql/errors.js";
 import type { Logger } from "../logger.js";
 import { restError, setPipelineHeaders } from "../rest/respond.js";

@@ -51,4 +51,3 @@ async function graphqlPost(req: RequestWithBody, res: ServerResponse, options: F
   }
   options.fallback(req, res);
 }
-

@@ -8,19 +8,18 @@ import { isPublicOperation, isSignInOperation, selectedOperation } from "./opera
 import type { RateLimits } from "./rate-limits.js";
 import type { TransportContext } from "./request-info.js";
 
+/** What admission remembers of an operation, on its initial context (properties, not per-request WeakMap entries). */
+const ADMITTED = Symbol("admitted");
+const SIGN_IN_CHARGED = Symbol("signInCharged");
+type AdmissionScope = TransportContext & { [ADMITTED]?: Promise<void>; [SIGN_IN_CHARGED]?: true };
+
 /**
  * Admission, the first step of every operation on every transport: the caller's IP budget, then its
  * credential unless the operation is public, then its client's budget (and the sign-in budget for
  * OTP operations). Nothing about the request is validated before this, so a caller without a valid
  * credential gets UNAUTHENTICATED whatever else is wrong with what it sent.
  */
-/** What admission remembers of an operation, on its initial context (properties, not per-request WeakMap entries). */
-const ADMITTED = Symbol("admitted");
-const SIGN_IN_CHARGED = Symbol("signInCharged");
-type AdmissionScope = TransportContext & { [ADMITTED]?: Promise<void>; [SIGN_IN_CHARGED]?: true };
-
 export function useAdmission(deps: { services: Services; rateLimits: RateLimits; introspection: boolean; logger: Logger }): Plugin<TransportContext> {
-
   async function admit(scope: TransportContext, operation: OperationDefinitionNode | undefined) {
     const { ip } = scope.requestInfo;
     await deps.rateLimits.ip(ip);

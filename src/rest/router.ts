@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parse as parseQuery } from "node:querystring";
 import FindMyWay, { type HTTPMethod } from "find-my-way";
-import { validate, type DocumentNode, type GraphQLSchema } from "graphql";
+import { validate, type GraphQLSchema } from "graphql";
 import { schema as appSchema } from "../graphql/schema.js";
 import type { Yoga } from "../graphql/yoga.js";
 import type { BodyReader, RequestWithBody } from "../http/body.js";
 import { answerFailure, sendEdgeError } from "../http/errors.js";
-import { exchangeOf } from "../http/exchange.js";
+import { exchangeOf, type Exchange } from "../http/exchange.js";
 import { sendJson } from "../http/json.js";
 import type { Logger } from "../logger.js";
 import { restError, setPipelineHeaders } from "./respond.js";
@@ -15,8 +15,8 @@ import type { Route } from "./route.js";
 /** Answers the request when a /v1 route matches its method and path; false when none does. */
 export type RestTable = (req: IncomingMessage, res: ServerResponse) => boolean;
 
-/** A route, its validated operation, and its path's segments (`["", "v1", "user", ":userId"]`). */
-type CompiledRoute = { route: Route; document: DocumentNode; segments: string[] };
+/** A route whose operation validated, and its path's segments (`["", "v1", "user", ":userId"]`). */
+type CompiledRoute = { route: Route; segments: string[] };
 
 export type RestTableOptions = {
   yoga: Yoga;
@@ -30,7 +30,7 @@ export type RestTableOptions = {
 function compile(route: Route, schema: GraphQLSchema): CompiledRoute {
   const errors = validate(schema, route.operation);
   if (errors.length) throw new Error(`REST route ${route.method} ${route.path}: ${errors[0].message}`);
-  return { route, document: route.operation, segments: route.path.split("/") };
+  return { route, segments: route.path.split("/") };
 }
 
 /**
@@ -76,8 +76,9 @@ export function restTable(routes: Route[], options: RestTableOptions): RestTable
       sendEdgeError(res, new URIError("malformed path"), options.logger);
       return true;
     }
-    if (!asWritten(compiled.segments, exchangeOf(req).path)) return false;
-    void answer(compiled, req, res, { params: found.params as Record<string, string>, query: found.searchParams }, options);
+    const exchange = exchangeOf(req);
+    if (!asWritten(compiled.segments, exchange.path)) return false;
+    void answer(compiled.route, exchange, req, res, { params: found.params as Record<string, string>, query: found.searchParams }, options);
     return true;
   };
 }
@@ -94,13 +95,13 @@ function asWritten(segments: string[], path: string): boolean {
 }
 
 async function answer(
-  { route, document }: CompiledRoute,
+  route: Route,
+  exchange: Exchange,
   req: RequestWithBody,
   res: ServerResponse,
   matched: { params: Record<string, string>; query: Record<string, unknown> },
   { yoga, readBody, logger }: RestTableOptions,
 ) {
-  const exchange = exchangeOf(req);
   exchange.route = route.path;
   try {
     await readBody(req, res);
@@ -109,7 +110,7 @@ async function answer(
     const input = { ...matched, body: bodyOf(req) };
     const result = await execute({
       schema,
-      document,
+      document: route.operation,
       variableValues: route.variables?.(input) ?? {},
       contextValue: await contextFactory(),
     });
