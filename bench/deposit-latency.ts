@@ -2,11 +2,13 @@
 // COMPLETED update reaches a graphql-ws subscriber is measured, for deposits spread over several users
 // and for one hot user, beside a bare LISTEN/NOTIFY round trip.
 import http from "node:http";
+import { cpus } from "node:os";
 import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
 import { startApp } from "./app-server.js";
 import { Arrivals } from "./arrivals.js";
 import { mapConcurrent, range } from "./drive.js";
+import { closedLoopFloorMs, machineBusyMs } from "./machine-cpu.js";
 import { notifyRoundTrips } from "./notify-latency.js";
 import { roundTripFloor } from "./round-trip-floor.js";
 import { cpuMsBetween, PROBED, probe } from "./probe.js";
@@ -102,8 +104,8 @@ async function completionLatencies(api: Api, ids: string[], arrivals: Arrivals, 
 const depositsOf = (api: Api, users: string[], count: number, concurrency: number) =>
   mapConcurrent(range(count), concurrency, (i) => newDeposit(api, users[i % users.length]));
 
-/** The completions, and the server's CPU time per completion while they ran. */
-type Scenario = { completions: Completion[]; serverCpuMs: number };
+/** The completions, and the CPU per completion while they ran: the server's, and the whole machine's. */
+type Scenario = { completions: Completion[]; serverCpuMs: number; machineCpuMs: number };
 type Scenarios = { spread: Scenario[]; hot: Scenario[] };
 
 const updateP99 = (scenario: Scenario) => percentile(scenario.completions.map((c) => c.update), 99);
@@ -113,8 +115,10 @@ const medianRound = (rounds: Scenario[]) => [...rounds].sort((a, b) => updateP99
 
 async function measured(app: Started, run: () => Promise<Completion[]>): Promise<Scenario> {
   const before = await probe(app);
+  const machineBefore = machineBusyMs();
   const completions = await run();
-  return { completions, serverCpuMs: cpuMsBetween(before, await probe(app)) / completions.length };
+  const machineCpuMs = (machineBusyMs() - machineBefore) / completions.length;
+  return { completions, serverCpuMs: cpuMsBetween(before, await probe(app)) / completions.length, machineCpuMs };
 }
 
 async function productLatencies(databaseUrl: string, { count, concurrency, users: userCount, rounds }: DepositLatencyOptions): Promise<Scenarios> {
@@ -167,6 +171,8 @@ export async function benchDepositLatency(options: DepositLatencyOptions): Promi
   ];
   const cpu = [
     `Server CPU per completion: ${ms(spread.serverCpuMs)} ms (${users} users), ${ms(hot.serverCpuMs)} ms (one hot user).`,
+    `Machine CPU per completion (server, PostgreSQL and this driver together): ${ms(spread.machineCpuMs)} ms (${users} users), ${ms(hot.machineCpuMs)} ms (one hot user);` +
+      ` at that cost, ${concurrency} in flight on ${cpus().length} cores cannot average less than ${ms(closedLoopFloorMs(concurrency, spread.machineCpuMs))} ms each (${users} users; Little's law).`,
     `Update p99 of each round (each row above is the median round): ${users} users ${p99s(scenarios.spread)}; one hot user ${p99s(scenarios.hot)} ms.`,
   ].join("\n");
   const [p50, p99] = [percentile(floor, 50), percentile(floor, 99)];

@@ -1,0 +1,17 @@
+import { cpus } from "node:os";
+
+/**
+ * Milliseconds of CPU the whole machine has been busy so far, summed over its cores: every process
+ * (the server, PostgreSQL, this bench), not just the one measured. Time stolen by the hypervisor is
+ * not in it.
+ */
+export function machineBusyMs(): number {
+  return cpus().reduce((sum, { times }) => sum + times.user + times.nice + times.sys + times.irq, 0);
+}
+
+/**
+ * What the machine's CPU alone allows for a closed loop of `inFlight` operations that cost `msEach` of
+ * machine CPU: at most cores / msEach operations per millisecond, so by Little's law each waits at
+ * least inFlight × msEach / cores milliseconds on average.
+ */
+export const closedLoopFloorMs = (inFlight: number, msEach: number) => (inFlight * msEach) / cpus().length;
