@@ -2,8 +2,9 @@ import { cpus } from "node:os";
 
 /**
  * Milliseconds of CPU the whole machine has been busy so far, summed over its cores: every process
- * (the server, PostgreSQL, this bench), not just the one measured. Time stolen by the hypervisor is
- * not in it.
+ * (the server, PostgreSQL, this bench), not just the one measured. Not in it: time stolen by the
+ * hypervisor, and softirq time, which os.cpus() leaves out (about 3% of the busy time in a deposit
+ * run here), so the floor below errs low.
  */
 export function machineBusyMs(): number {
   return cpus().reduce((sum, { times }) => sum + times.user + times.nice + times.sys + times.irq, 0);
