@@ -163,7 +163,7 @@ export async function benchDepositLatency(options: DepositLatencyOptions): Promi
   const complete = "REST POST /v1/sandbox/deposits/{id}/complete → graphql-ws depositUpdated COMPLETED";
   const rows = [
     { name: "baseline: PostgreSQL NOTIFY → LISTEN round trip (pg)", latencies: floor },
-    { name: "for reference: a completion's 13 database round trips in plain pg, trivial rows (bench/round-trip-floor.ts)", latencies: sameRoundTrips },
+    { name: "for reference: a completion's 12 database round trips in plain pg, trivial rows (bench/round-trip-floor.ts)", latencies: sameRoundTrips },
     { name: `${complete}, ${users} users`, latencies: spread.completions.map((c) => c.update) },
     { name: `for reference: the complete request's own response time, ${users} users`, latencies: spread.completions.map((c) => c.response) },
     { name: `${complete}, one hot user`, latencies: hot.completions.map((c) => c.update) },
