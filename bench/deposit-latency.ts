@@ -2,13 +2,12 @@
 // COMPLETED update reaches a graphql-ws subscriber is measured, for deposits spread over several users
 // and for one hot user, beside a bare LISTEN/NOTIFY round trip.
 import http from "node:http";
-import { cpus } from "node:os";
 import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
 import { startApp } from "./app-server.js";
 import { Arrivals } from "./arrivals.js";
 import { mapConcurrent, range } from "./drive.js";
-import { closedLoopFloorMs, machineBusyMs } from "./machine-cpu.js";
+import { closedLoopFloorMs, CORES, machineBusyMs } from "./machine-cpu.js";
 import { notifyRoundTrips } from "./notify-latency.js";
 import { roundTripFloor } from "./round-trip-floor.js";
 import { cpuMsBetween, PROBED, probe } from "./probe.js";
@@ -172,7 +171,7 @@ export async function benchDepositLatency(options: DepositLatencyOptions): Promi
   const cpu = [
     `Server CPU per completion: ${ms(spread.serverCpuMs)} ms (${users} users), ${ms(hot.serverCpuMs)} ms (one hot user).`,
     `Machine CPU per completion (server, PostgreSQL and this driver together): ${ms(spread.machineCpuMs)} ms (${users} users), ${ms(hot.machineCpuMs)} ms (one hot user);` +
-      ` at that cost, ${concurrency} in flight on ${cpus().length} cores cannot average less than ${ms(closedLoopFloorMs(concurrency, spread.machineCpuMs))} ms each (${users} users; Little's law).`,
+      ` at that cost, ${concurrency} in flight on ${CORES} cores cannot average less than ${ms(closedLoopFloorMs(concurrency, spread.machineCpuMs))} ms each (${users} users; Little's law).`,
     `Update p99 of each round (each row above is the median round): ${users} users ${p99s(scenarios.spread)}; one hot user ${p99s(scenarios.hot)} ms.`,
   ].join("\n");
   const [p50, p99] = [percentile(floor, 50), percentile(floor, 99)];

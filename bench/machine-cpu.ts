@@ -1,5 +1,7 @@
 import { cpus } from "node:os";
 
+export const CORES = cpus().length;
+
 /**
  * Milliseconds of CPU the whole machine has been busy so far, summed over its cores: every process
  * (the server, PostgreSQL, this bench), not just the one measured. Not in it: time stolen by the
@@ -15,4 +17,4 @@ export function machineBusyMs(): number {
  * machine CPU: at most cores / msEach operations per millisecond, so by Little's law each waits at
  * least inFlight × msEach / cores milliseconds on average.
  */
-export const closedLoopFloorMs = (inFlight: number, msEach: number) => (inFlight * msEach) / cpus().length;
+export const closedLoopFloorMs = (inFlight: number, msEach: number) => (inFlight * msEach) / CORES;
