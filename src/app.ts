@@ -1,18 +1,18 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { Socket } from "node:net";
-import express from "express";
+import cors from "cors";
+import express, { type Express } from "express";
 import { Redis } from "ioredis";
 import proxyAddr from "proxy-addr";
 import { serveAdminSocket } from "./admin/socket.js";
 import type { Config } from "./config.js";
 import { embeddedDataDir, openDatabase, type Database } from "./db/database.js";
-import { directJsonPost, ValidatedDocuments } from "./graphql/json-post.js";
+import { graphqlOverHttp } from "./graphql/over-http.js";
 import { createGraphQLServer } from "./graphql/yoga.js";
 import { attachWebSocketServer } from "./graphql/websocket.js";
-import { readBody as createBodyReader } from "./http/body.js";
+import { readBody, requireJsonBody } from "./http/body.js";
 import { errorHandler, notFoundRoute } from "./http/errors.js";
-import { exchangeOf } from "./http/exchange.js";
-import { frontDoor } from "./http/front-door.js";
+import { exchanges } from "./http/exchange.js";
 import { IdempotencyRecords } from "./pipeline/idempotency-records.js";
 import { OpenStreams } from "./pipeline/open-streams.js";
 import { RateLimits } from "./pipeline/rate-limits.js";
@@ -21,20 +21,14 @@ import { loadOrCreateMasterKey } from "./providers/custodian.js";
 import { createSandboxProviders, type Providers } from "./providers/index.js";
 import { createMailer } from "./providers/mailer.js";
 import { openEventBus } from "./pubsub/bus.js";
-import { restTable } from "./rest/router.js";
+import { REST_MOUNT, restRouter } from "./rest/router.js";
 import { routes, sandboxRoutes } from "./rest/routes/index.js";
 import { createServices, type Services } from "./services.js";
-import { mountDeveloperPages, OPENAPI_PATH } from "./developer/router.js";
+import { mountDeveloperPages } from "./developer/router.js";
 import { metricsEndpoint, observeServer } from "./metrics/http.js";
 import { createMetrics } from "./metrics/metrics.js";
 import { startDepositSettler, type DepositSettler } from "./sandbox/settler.js";
-import { mountWebhooks, webhookEndpoint } from "./webhooks/router.js";
-
-/** What Express serves under /v1 (the table must never shadow them): the provider webhooks and the OpenAPI document. */
-const EXPRESS_PATHS_UNDER_V1 = [
-  { method: webhookEndpoint.method, path: webhookEndpoint.path },
-  { method: "GET", path: OPENAPI_PATH },
-] as const;
+import { mountWebhooks } from "./webhooks/router.js";
 
 export type App = {
   /** Listens on config.port (0 picks a free port); resolves to the base URL. */
@@ -45,6 +39,8 @@ export type App = {
   readonly db: Database;
   readonly services: Services;
   readonly httpServer: Server;
+  /** The Express app: the server's request listener. */
+  readonly http: Express;
 };
 
 export type AppOptions = {
@@ -90,27 +86,30 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     redis,
   );
   const streams = new OpenStreams({ perIp: config.websocket.connectionsPerIp, perClient: config.websocket.connectionsPerClient });
-  const validatedDocuments = new ValidatedDocuments();
+  const graphiql = config.env !== "production";
   const yoga = createGraphQLServer({
     prisma: db.prisma,
     services,
     logger,
-    graphiql: config.env !== "production",
+    graphiql,
     introspection: config.introspection,
     rateLimits,
     streams,
     idempotency: new IdempotencyRecords({ prisma: db.prisma, encryptionKey: config.encryptionKey }),
     metrics,
-    validatedDocuments,
   });
 
+  // Express is the HTTP layer: every request goes through this app, in this order.
   const restRoutes = config.sandbox ? [...routes, ...sandboxRoutes] : routes;
-  const readBody = createBodyReader();
   const app = express();
   app.disable("x-powered-by");
   // Every response is per caller and usually changes with the next write: no body hash on each one.
   app.disable("etag");
   app.set("trust proxy", config.trustProxy);
+  const trustedProxy = app.get("trust proxy fn") as Parameters<typeof proxyAddr>[1];
+  const clientIp = (request: IncomingMessage) => proxyAddr(request, trustedProxy);
+  // The access line's fields are fixed and hold no secret, so it skips the logger's redaction walk.
+  app.use(exchanges({ accessLogger: logger.child({}, { redact: [] }), metrics, clientIp }));
   app.get("/metrics", metricsEndpoint(metrics, config.metricsToken));
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
   app.get("/readyz", async (_req, res) => {
@@ -120,24 +119,13 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
   mountDeveloperPages(app, restRoutes, { introspection: config.introspection });
   // Before the body reader: webhook signatures cover the raw body.
   mountWebhooks(app, services.webhooks, rateLimits);
-  app.use(["/v1", "/graphql"], (req, res, next) => void readBody(req, res).then(() => next(), next));
-  app.use("/graphql", (req, res) => void yoga.handle(req, res, { requestInfo: exchangeOf(req).enterPipeline("graphql-http") }));
+  app.use(REST_MOUNT, readBody(), requireJsonBody, restRouter(restRoutes, yoga));
+  // Browsers on other origins may call GraphQL (credentials are headers, never cookies).
+  app.all("/graphql", cors({ origin: true, maxAge: 600 }), readBody(), graphqlOverHttp({ yoga, logger, rateLimits, graphiql }));
   app.use(notFoundRoute);
   app.use(errorHandler(logger));
-  const trustedProxy = app.get("trust proxy fn") as Parameters<typeof proxyAddr>[1];
-  const clientIp = (request: IncomingMessage) => proxyAddr(request, trustedProxy);
 
-  const httpServer = createServer(
-    frontDoor({
-      logger,
-      metrics,
-      clientIp,
-      readBody,
-      rest: restTable(restRoutes, { yoga, readBody, logger, leftToExpress: EXPRESS_PATHS_UNDER_V1 }),
-      graphqlPost: directJsonPost(yoga, validatedDocuments, logger),
-      fallback: app,
-    }),
-  );
+  const httpServer = createServer(app);
   const sockets = new Set<Socket>();
   httpServer.on("connection", (socket) => {
     sockets.add(socket);
@@ -159,6 +147,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     db,
     services,
     httpServer,
+    http: app,
     get url() {
       return url;
     },

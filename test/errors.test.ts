@@ -51,10 +51,15 @@ describe("malformed requests", () => {
     expect(under.body.error).toContain("firstName");
   });
 
-  it("answers a body that is not JSON at all with 400 naming a field, not 500", async () => {
+  it.each([
+    ["text/plain", "email=a@b.co"],
+    ["a form (curl -d)", '{"email":"a@b.co"}'],
+  ])("answers a body sent as %s with 415 naming the header to send", async (type, rawBody) => {
     const tenant = await newTenant(server);
-    const res = await rest(server, "POST", "/v1/user", { headers: { ...tenant.headers, "content-type": "text/plain" }, rawBody: "email=a@b.co" });
-    expectJsonError(res, 400);
+    const contentType = type === "text/plain" ? type : "application/x-www-form-urlencoded";
+    const res = await rest(server, "POST", "/v1/user", { headers: { ...tenant.headers, "content-type": contentType }, rawBody });
+    expectJsonError(res, 415);
+    expect(res.body).toMatchObject({ code: "UNSUPPORTED_MEDIA_TYPE", error: expect.stringContaining("Content-Type: application/json") });
   });
 });
 

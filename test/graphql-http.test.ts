@@ -152,16 +152,34 @@ describe("a document seen before (answered without yoga's HTTP layer)", () => {
   }
 });
 
-describe("requests the direct path must leave to yoga, with a document it knows", () => {
+describe("bodies that are not what GraphQL over HTTP takes", () => {
   it.each([
-    ["another path", "/GraphQL", "application/json", 404],
-    ["a +json content type yoga does not take", "/graphql", "application/evil+json", 415],
-  ])("answers %s as yoga does", async (_name, path, contentType, status) => {
+    ["a +json content type other than application/json", "application/evil+json", JSON.stringify({ query: "{ me { id } }" }), 415, "UNSUPPORTED_MEDIA_TYPE"],
+    ["text/plain", "text/plain", "{ me { id } }", 415, "UNSUPPORTED_MEDIA_TYPE"],
+    ["JSON sent as a form (curl -d)", "application/x-www-form-urlencoded", JSON.stringify({ query: "{ me { id } }" }), 400, "BAD_USER_INPUT"],
+    ["a batch (an array)", "application/json", JSON.stringify([{ query: "{ me { id } }" }]), 400, "BAD_USER_INPUT"],
+  ])("answers %s with a status that names what to send", async (_name, contentType, body, status, code) => {
     const tenant = await newTenant(server);
-    const body = JSON.stringify({ query: `{ me { id } } # ${crypto.randomUUID()}` });
-    const send = (to: string, type: string) => fetch(`${server.url}${to}`, { method: "POST", headers: { ...tenant.headers, "content-type": type }, body });
-    expect((await send("/graphql", "application/json")).status).toBe(200);
-    expect((await send(path, contentType)).status).toBe(status);
+    const res = await fetch(`${server.url}/graphql`, { method: "POST", headers: { ...tenant.headers, "content-type": contentType, accept: GRAPHQL_RESPONSE }, body });
+    expect(res.status).toBe(status);
+    const answer = await res.json();
+    expect(answer.errors[0].extensions.code).toBe(code);
+    if (status === 415 || contentType.includes("form")) expect(answer.errors[0].message).toContain("application/json");
+  });
+
+  it.each([["variables"], ["extensions"]])("answers a GET whose %s is not JSON with 400, and counts it against the caller's address", async (param) => {
+    const limited = await startServer({ env: { RATE_LIMIT_PER_MINUTE: "2" } });
+    try {
+      const url = `${limited.url}/graphql?query=${encodeURIComponent("{ me { id } }")}&${param}=%7B`;
+      const statuses = [];
+      for (let i = 0; i < 12; i++) statuses.push((await fetch(url, { headers: { accept: GRAPHQL_RESPONSE } })).status);
+      expect(statuses[0]).toBe(400);
+      expect(statuses).toContain(429);
+      expect(statuses.filter((status) => status >= 500)).toEqual([]);
+      expect(limited.logs.join("")).not.toMatch(/unexpected error|SyntaxError/);
+    } finally {
+      await limited.stop();
+    }
   });
 });
 

@@ -16,7 +16,6 @@ import { useTextInputRule } from "../pipeline/text-input.js";
 import type { Services } from "../services.js";
 import { createContext, type Context } from "./context.js";
 import { maskError, shapedResult } from "./errors.js";
-import type { ValidatedDocuments } from "./json-post.js";
 import { sseEventIds } from "../events/sse.js";
 import { schema } from "./schema.js";
 
@@ -39,7 +38,6 @@ export function createGraphQLServer(options: {
   rateLimits: RateLimits;
   streams: OpenStreams;
   idempotency: IdempotencyRecords;
-  validatedDocuments: ValidatedDocuments;
 }): Yoga {
   const { services, logger, introspection } = options;
   return createYoga<TransportContext, Context>({
@@ -47,6 +45,8 @@ export function createGraphQLServer(options: {
     graphqlEndpoint: "/graphql",
     graphiql: options.graphiql ? { subscriptionsProtocol: "WS" } : false,
     landingPage: false,
+    // CORS is the Express layer's, for every GraphQL request (src/app.ts).
+    cors: false,
     // Bodies are read (100 kB at most) before yoga sees them; file uploads are not part of this API.
     multipart: false,
     logging: false,
@@ -66,7 +66,6 @@ export function createGraphQLServer(options: {
       useStreamLifetime({ watch: services.credentialWatch, services }),
       graphqlMetrics(options.metrics.registry),
       sseEventIds(),
-      options.validatedDocuments.plugin(),
     ],
   });
 }

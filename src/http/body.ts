@@ -1,26 +1,22 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import express from "express";
+import express, { type NextFunction, type Request } from "express";
 import { isSafeNumber, parse } from "lossless-json";
+import { AppError } from "../errors.js";
 
 export const BODY_LIMIT = "100kb";
 const JSON_TYPES = ["application/json", "application/*+json"];
 
-/** Marks a request whose body was read (a property, not a WeakSet entry: this is on every request). */
-const BODY_READ = Symbol("bodyRead");
-
-/** A request once `readBody` has run: its body as parsed JSON, text, or undefined when it had none. */
-export type RequestWithBody = IncomingMessage & { body?: unknown; [BODY_READ]?: true };
-
-export type BodyReader = (req: RequestWithBody, res: ServerResponse) => Promise<void>;
+/** A request once `readBody` has run: its body as parsed JSON, text, or undefined when it had none (or an empty JSON one). */
+export type RequestWithBody = IncomingMessage & { body?: unknown };
 
 /**
  * Reads every request body under one size limit, whatever its content type (413 beyond it). JSON is
  * parsed without losing money: a number that a double cannot hold exactly (0.123456789012345678,
  * say) is passed on as its decimal text, which the Decimal scalar and the amount parser take as they
  * take a string. Other bodies (application/graphql, form-encoded) are passed on as text, for yoga,
- * which takes no multipart uploads. A body is read once, however many handlers ask for it.
+ * which takes no multipart uploads. An Express middleware.
  */
-export function readBody(): BodyReader {
+export function readBody() {
   const readJson = express.text({ type: JSON_TYPES, limit: BODY_LIMIT });
   // Whatever the JSON reader did not take, under the same limit (a content type is no way around it).
   const readOther = express.text({ type: () => true, limit: BODY_LIMIT });
@@ -29,7 +25,7 @@ export function readBody(): BodyReader {
       if (err) return done(err);
       if (typeof req.body !== "string") return readOther(req, res, done);
       if (req.body.trim() === "") {
-        req.body = {};
+        req.body = undefined;
         return done();
       }
       try {
@@ -39,10 +35,15 @@ export function readBody(): BodyReader {
         done(Object.assign(new Error("Malformed JSON body"), { type: "entity.parse.failed" }));
       }
     });
-  return async (req, res) => {
-    // The front door reads a GraphQL POST's body before offering it to yoga's own path.
-    if (req[BODY_READ]) return;
-    await new Promise<void>((resolve, reject) => read(req, res, (err) => (err ? reject(err) : resolve())));
-    req[BODY_READ] = true;
-  };
+  return (req: RequestWithBody, res: ServerResponse, next: NextFunction) => read(req, res, next);
+}
+
+/**
+ * /v1 speaks JSON: a body of another content type (curl's `-d` sends a form) is refused naming the
+ * header to send, instead of being read as no fields (which answered `email is required`).
+ */
+export function requireJsonBody(req: Request, _res: ServerResponse, next: NextFunction) {
+  const hasBody = req.body !== undefined && req.body !== "";
+  if (hasBody && !req.is(JSON_TYPES)) return next(new AppError("UNSUPPORTED_MEDIA_TYPE", "The body is not JSON: send it with Content-Type: application/json"));
+  next();
 }

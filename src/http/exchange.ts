@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { NextFunction } from "express";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/metrics.js";
 import { httpRequestInfo, requestIdOf, type RequestInfo } from "../pipeline/request-info.js";
@@ -12,6 +13,7 @@ export class Exchange {
   route?: string;
   /** Set once the request enters the pipeline (for the access log's clientId). */
   requestInfo?: RequestInfo;
+  private address?: string;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -21,9 +23,15 @@ export class Exchange {
     this.path = pathOf(req.url ?? "/");
   }
 
+  /** The caller's address, as TRUST_PROXY allows it to be read (read once, when first asked). */
+  get ip(): string {
+    this.address ??= this.clientIp(this.req);
+    return this.address;
+  }
+
   /** What the pipeline is told of this request, on the transport it came by. */
   enterPipeline(transport: "graphql-http" | "rest"): RequestInfo {
-    this.requestInfo = httpRequestInfo(this.req, transport, { requestId: this.requestId, ip: this.clientIp(this.req) });
+    this.requestInfo = httpRequestInfo(this.req, transport, { requestId: this.requestId, ip: this.ip });
     return this.requestInfo;
   }
 }
@@ -42,6 +50,16 @@ export function exchangeOf(req: IncomingMessage): Exchange {
   return exchange;
 }
 
+export type Edge = { accessLogger: Logger; metrics: Metrics; clientIp: (req: IncomingMessage) => string };
+
+/** The app's first middleware: every request's exchange. */
+export function exchanges(edge: Edge) {
+  return (req: IncomingMessage, res: ServerResponse, next: NextFunction) => {
+    observeExchange(req, res, edge);
+    next();
+  };
+}
+
 /**
  * Opens the request's exchange: its id (a well-formed incoming `x-request-id` is kept, and sent back),
  * and, once the response closes, one access-log line (method, path, route, status, duration, client,
@@ -51,11 +69,7 @@ export function exchangeOf(req: IncomingMessage): Exchange {
  * pino-http built a child logger and serialised the request every time, the largest cost on the
  * lookup path after the socket writes in the profile.
  */
-export function observeExchange(
-  req: IncomingMessage,
-  res: ServerResponse,
-  edge: { accessLogger: Logger; metrics: Metrics; clientIp: (req: IncomingMessage) => string },
-): Exchange {
+function observeExchange(req: IncomingMessage, res: ServerResponse, edge: Edge): Exchange {
   const { accessLogger, metrics } = edge;
   const exchange = new Exchange(req, requestIdOf(req), edge.clientIp);
   (req as ExchangeHolder)[EXCHANGE] = exchange;
@@ -97,9 +111,14 @@ export function pathOf(url: string): string {
   return URL.canParse(target) ? new URL(target).pathname : target;
 }
 
-/** What Express recorded on the request it routed (the pages, webhooks and yoga's own path). */
+/**
+ * What Express recorded on the request it routed (health, metrics, the pages, provider webhooks): its
+ * route's pattern, or the mount path, in lower case (Express matches either in any case: a label per
+ * casing sent would grow the series without bound).
+ */
 function expressRouteOf(req: IncomingMessage): string | undefined {
   const routed = req as IncomingMessage & { route?: { path?: unknown }; baseUrl?: string };
-  if (routed.route?.path) return `${routed.baseUrl ?? ""}${String(routed.route.path)}`;
-  return routed.baseUrl || undefined;
+  const mount = routed.baseUrl?.toLowerCase() ?? "";
+  if (routed.route?.path) return `${mount}${String(routed.route.path)}`;
+  return mount || undefined;
 }

@@ -1,0 +1,144 @@
+import type { Request, Response } from "express";
+import type { ExecutionResult } from "graphql";
+import { isAsyncIterable, processRegularResult, type GraphQLParams } from "graphql-yoga";
+import { AppError } from "../errors.js";
+import { exchangeOf } from "../http/exchange.js";
+import type { Logger } from "../logger.js";
+import type { RateLimits } from "../pipeline/rate-limits.js";
+import type { TransportContext } from "../pipeline/request-info.js";
+import { shapedResult, toApiError } from "./errors.js";
+import type { Yoga } from "./yoga.js";
+
+/** JSON answers, this handler's. `application/json` first: GraphQL over HTTP gives it to `*∕*` and to no Accept. */
+const JSON_ANSWERS = ["application/json", "application/graphql-response+json"] as const;
+type JsonAnswer = (typeof JSON_ANSWERS)[number];
+/** Streams (SSE, incremental delivery) and the GraphiQL page: yoga's. */
+const STREAMS = ["text/event-stream", "multipart/mixed"];
+const GRAPHIQL_PAGE = "text/html";
+
+const PARAM_NAMES = new Set(["query", "variables", "operationName", "extensions"]);
+
+export type GraphqlOverHttpOptions = { yoga: Yoga; logger: Logger; rateLimits: RateLimits; graphiql: boolean };
+
+/**
+ * GraphQL over HTTP, `GET` and `POST /graphql`, for every request whose answer is JSON: the media
+ * type is negotiated from Accept by Express (`accepts`, on `negotiator`: lists, q-values, `*∕*`,
+ * none; 406 when nothing we produce is acceptable), the parameters are read here from the query
+ * string or the body Express has read (JSON, `application/graphql`, a form), and from the
+ * parameters on, the operation runs through yoga's own `getResultForParams`: the pipeline's
+ * `onParams` admission, yoga's parse and validation caches and its mutation-over-GET rule, the
+ * enveloped execute and every plugin. Its result is written with yoga's `processRegularResult`.
+ * What is left to yoga's handler is what is not one JSON answer: SSE and multipart streams
+ * (subscriptions), and the GraphiQL page. Why not yoga's handler for all of it: its Fetch API
+ * adapter cost more CPU per request than the lookup it carried (docs/benchmarks.md).
+ */
+export function graphqlOverHttp({ yoga, logger, rateLimits, graphiql }: GraphqlOverHttpOptions) {
+  const answers = {
+    GET: [...JSON_ANSWERS, ...STREAMS, ...(graphiql ? [GRAPHIQL_PAGE] : [])],
+    POST: [...JSON_ANSWERS, ...STREAMS],
+  };
+  const toYoga = (req: Request, res: Response) => yoga.handle(req, res, { requestInfo: exchangeOf(req).enterPipeline("graphql-http") });
+
+  return async (req: Request, res: Response) => {
+    const exchange = exchangeOf(req);
+    exchange.route = "/graphql";
+    if (req.method !== "GET" && req.method !== "POST") {
+      res.setHeader("Allow", "GET, POST");
+      return write(res, refusal(new AppError("METHOD_NOT_ALLOWED", "GraphQL takes GET and POST"), exchange.requestId), "application/json");
+    }
+    const accepted = req.accepts(answers[req.method]);
+    if (!accepted) {
+      res.setHeader("Accept", answers[req.method].join(", "));
+      return void res.status(406).end();
+    }
+    const answerAs: JsonAnswer = isJsonAnswer(accepted) ? accepted : "application/json";
+    let params: GraphQLParams;
+    try {
+      params = paramsOf(req);
+    } catch (error) {
+      // Refused before admission: still drawn from the caller's address budget (a flood of them is a 429).
+      const refused = await rateLimits.ip(exchange.ip).then(() => error, (limited: unknown) => limited);
+      return write(res, refusal(refused, exchange.requestId), answerAs);
+    }
+    if (!isJsonAnswer(accepted)) return toYoga(req, res);
+    const serverContext: TransportContext = { requestInfo: exchange.enterPipeline("graphql-http"), req };
+    const result = await yoga.getResultForParams({ params, request: requestView(req) }, serverContext);
+    if (isAsyncIterable(result)) {
+      // A subscription sent with JSON preferred: its stream is yoga's to answer, as SSE or multipart (or 406).
+      await result[Symbol.asyncIterator]().return?.();
+      return toYoga(req, res);
+    }
+    return write(res, shapedResult(result as ExecutionResult, logger, exchange.requestId), answerAs);
+  };
+
+  async function write(res: Response, result: ExecutionResult, answerAs: JsonAnswer) {
+    const answer = processRegularResult(result, yoga.fetchAPI, answerAs);
+    answer.headers.forEach((value, name) => res.setHeader(name, value));
+    res.status(answer.status).end(await answer.text());
+  }
+
+  function refusal(error: unknown, requestId: string): ExecutionResult {
+    const appError = error instanceof AppError ? error : new AppError("BAD_USER_INPUT", "Malformed GraphQL request");
+    return { errors: [toApiError(appError, undefined, requestId)] };
+  }
+}
+
+const isJsonAnswer = (type: string): type is JsonAnswer => (JSON_ANSWERS as readonly string[]).includes(type);
+
+/**
+ * What yoga's hooks read of the request (its method, for the mutation-over-GET rule; its headers, for
+ * Last-Event-ID): read from the Node request, with no Fetch Request built.
+ */
+function requestView(req: Request): globalThis.Request {
+  const view = { method: req.method, url: req.originalUrl, headers: { get: (name: string) => req.get(name) ?? null } };
+  return view as unknown as globalThis.Request;
+}
+
+/** The operation's parameters: from the query string (GET) or the body, by its content type (POST). */
+function paramsOf(req: Request): GraphQLParams {
+  if (req.method === "GET") return fromSearch(new URLSearchParams(req.originalUrl.split("?")[1] ?? ""));
+  const body: unknown = req.body;
+  const type = req.get("content-type")?.split(";", 1)[0].trim().toLowerCase();
+  if (type !== "application/json" && type !== "application/graphql" && type !== "application/x-www-form-urlencoded") {
+    throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send GraphQL with Content-Type: application/json (or application/graphql, or a form)");
+  }
+  if (body === undefined || body === "") throw new AppError("BAD_USER_INPUT", 'The request has no body: send {"query": …} with Content-Type: application/json');
+  if (type === "application/json") return checked(body as object);
+  if (type === "application/graphql") return checked({ query: body });
+  if (/^\s*[[{]/.test(String(body))) throw new AppError("BAD_USER_INPUT", "The body is JSON: send it with Content-Type: application/json");
+  return fromSearch(new URLSearchParams(String(body)));
+}
+
+function fromSearch(search: URLSearchParams): GraphQLParams {
+  const json = (name: string) => {
+    const text = search.get(name);
+    if (!text) return undefined;
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new AppError("BAD_USER_INPUT", `${name} is not valid JSON`, { param: name });
+    }
+  };
+  return checked({
+    query: search.get("query") ?? undefined,
+    operationName: search.get("operationName") ?? undefined,
+    variables: json("variables"),
+    extensions: json("extensions"),
+  });
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The parameters' shape, as GraphQL over HTTP has it: anything else is a 400 naming the parameter. */
+function checked(candidate: unknown): GraphQLParams {
+  if (!isObject(candidate)) throw new AppError("BAD_USER_INPUT", "Batching is not supported: send one operation as a JSON object");
+  const unexpected = Object.keys(candidate).find((name) => !PARAM_NAMES.has(name) && candidate[name] != null);
+  if (unexpected) throw new AppError("BAD_USER_INPUT", `Unexpected parameter "${unexpected}"`, { param: unexpected });
+  const { query, variables, operationName, extensions } = candidate;
+  if (query == null || query === "") throw new AppError("BAD_USER_INPUT", "query is required", { param: "query" });
+  if (typeof query !== "string") throw new AppError("BAD_USER_INPUT", "query must be a string", { param: "query" });
+  if (variables != null && !isObject(variables)) throw new AppError("BAD_USER_INPUT", "variables must be an object", { param: "variables" });
+  if (extensions != null && !isObject(extensions)) throw new AppError("BAD_USER_INPUT", "extensions must be an object", { param: "extensions" });
+  if (operationName != null && typeof operationName !== "string") throw new AppError("BAD_USER_INPUT", "operationName must be a string", { param: "operationName" });
+  return { query, variables: variables ?? undefined, operationName: operationName ?? undefined, extensions: extensions ?? undefined };
+}
