@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { makePrivateDir } from "./db/private-dir.js";
@@ -39,6 +40,7 @@ const EnvSchema = z.object({
   WS_MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).default(200),
   WS_MAX_OPERATIONS_PER_CONNECTION: z.coerce.number().int().min(1).default(20),
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
   WEBHOOK_DELIVERY: booleanFlag.default(true),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
@@ -88,8 +90,10 @@ export type Config = {
   /** Express's `trust proxy` setting: which hops' X-Forwarded-For to believe for the caller's address. */
   trustProxy: boolean | number | string;
   websocket: { connectionsPerIp: number; connectionsPerClient: number; subscriptionsPerConnection: number };
-  /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
+  /** When set, GET /metrics requires `Authorization: Bearer <token>` (required in production). */
   metricsToken?: string;
+  /** Worker processes serving one port (node:cluster); 1 serves from this process. */
+  webConcurrency: number;
   /** Whether this instance runs a webhook delivery worker (API-only instances may leave it to others). */
   webhookDelivery: boolean;
   /** Delays before each retry of an outbound webhook delivery, in milliseconds. */
@@ -144,8 +148,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = e.NODE_ENV === "production";
   const dataDir = resolve(e.DATA_DIR);
   if (production) {
-    const missing = (["DATABASE_URL", "JWT_SECRET", "ENCRYPTION_KEY", "WEBHOOK_SECRET", "CUSTODIAN_MASTER_KEY", "SMTP_URL"] as const).filter((k) => !e[k]);
+    const missing = (["DATABASE_URL", "JWT_SECRET", "ENCRYPTION_KEY", "WEBHOOK_SECRET", "CUSTODIAN_MASTER_KEY", "SMTP_URL", "METRICS_TOKEN"] as const).filter((k) => !e[k]);
     if (missing.length) throw new ConfigError(`Invalid configuration:\n  ${missing.join(", ")}: required in production`);
+  }
+  const webConcurrency = e.WEB_CONCURRENCY ?? (production ? availableParallelism() : 1);
+  if (webConcurrency > 1 && !e.DATABASE_URL) {
+    throw new ConfigError(`Invalid configuration:\n  WEB_CONCURRENCY: ${webConcurrency} workers need PostgreSQL (DATABASE_URL); the embedded database is held by one process`);
   }
   const generated = (name: string, bytes: number) =>
     persistedSecret(dataDir, name, () => randomBytes(bytes).toString("hex"));
@@ -177,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       subscriptionsPerConnection: e.WS_MAX_OPERATIONS_PER_CONNECTION,
     },
     metricsToken: e.METRICS_TOKEN,
+    webConcurrency,
     webhookDelivery: e.WEBHOOK_DELIVERY,
     webhookRetryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE,
   };

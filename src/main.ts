@@ -1,7 +1,9 @@
+import cluster from "node:cluster";
 import { buildApp } from "./app.js";
 import { firstRunApiKey, firstRunBanner } from "./clients/first-run.js";
-import { ConfigError, loadConfig } from "./config.js";
-import { createLogger, prettyOutput } from "./logger.js";
+import { ConfigError, loadConfig, type Config } from "./config.js";
+import { createLogger, prettyOutput, type Logger } from "./logger.js";
+import { superviseWorkers } from "./workers.js";
 
 async function main() {
   let config;
@@ -15,6 +17,14 @@ async function main() {
     throw err;
   }
   const logger = createLogger(config.logLevel, process.stdout.isTTY ? prettyOutput() : undefined);
+  if (config.webConcurrency > 1 && cluster.isPrimary) return superviseWorkers(config.webConcurrency, logger);
+  await serve(config, logger);
+}
+
+/** One instance of the API, in this process (the only one, or a worker of the cluster). */
+async function serve(config: Config, parentLogger: Logger) {
+  // A worker's lines say which worker wrote them.
+  const logger = cluster.worker ? parentLogger.child({ worker: cluster.worker.id }) : parentLogger;
   const app = await buildApp({ config, logger });
   const url = await app.start();
   const sandboxKey = await firstRunApiKey(config, app.db.prisma, app.services.keys);

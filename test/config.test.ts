@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
@@ -15,6 +15,7 @@ const PRODUCTION = {
   WEBHOOK_SECRET: SECRET,
   CUSTODIAN_MASTER_KEY: "xprv9s21ZrQH143K3GJpoapnV8SFfukcVBSfeCficPSGfubmSFDxo1kuHnLisriDvSnRRuL2Qrg5ggqHKNVpxR86QEC8w35uxmGoggxtQTPvfUu",
   SMTP_URL: "smtp://mail.internal:587",
+  METRICS_TOKEN: "m".repeat(16),
 };
 
 function configErrorOf(env: Record<string, string>): ConfigError {
@@ -70,7 +71,7 @@ describe("loadConfig", () => {
     expect(configErrorOf({ [name]: value }).message).toContain(name);
   });
 
-  it.each(["DATABASE_URL", "JWT_SECRET", "ENCRYPTION_KEY", "WEBHOOK_SECRET", "CUSTODIAN_MASTER_KEY", "SMTP_URL"])("requires %s in production", (name) => {
+  it.each(["DATABASE_URL", "JWT_SECRET", "ENCRYPTION_KEY", "WEBHOOK_SECRET", "CUSTODIAN_MASTER_KEY", "SMTP_URL", "METRICS_TOKEN"])("requires %s in production", (name) => {
     const env: Record<string, string> = { ...PRODUCTION };
     delete env[name];
     const error = configErrorOf(env);
@@ -82,6 +83,19 @@ describe("loadConfig", () => {
     const config = loadConfig({ DATA_DIR: dataDir(), ...PRODUCTION });
     expect(config).toMatchObject({ env: "production", sandbox: false, introspection: false, jwtSecret: SECRET });
     expect(config.encryptionKey.toString("hex")).toBe("ab".repeat(32));
+  });
+
+  it("runs one worker in development and one per core in production, unless WEB_CONCURRENCY says", () => {
+    expect(loadConfig({ DATA_DIR: dataDir() }).webConcurrency).toBe(1);
+    expect(loadConfig({ DATA_DIR: dataDir(), ...PRODUCTION }).webConcurrency).toBe(availableParallelism());
+    expect(loadConfig({ DATA_DIR: dataDir(), ...PRODUCTION, WEB_CONCURRENCY: "3" }).webConcurrency).toBe(3);
+    expect(loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: PRODUCTION.DATABASE_URL, WEB_CONCURRENCY: "2" }).webConcurrency).toBe(2);
+  });
+
+  it("refuses several workers on the embedded database, which one process holds", () => {
+    const error = configErrorOf({ WEB_CONCURRENCY: "2" });
+    expect(error.message).toContain("WEB_CONCURRENCY");
+    expect(error.message).toContain("DATABASE_URL");
   });
 
   it("reads switches and numbers", () => {

@@ -13,8 +13,13 @@ export const SHARED_SECRETS = {
   WEBHOOK_SECRET: "multi-instance-test-webhook-secret-0123456789",
 };
 
-/** `src/main.ts` as its own process, as production runs it; resolves once it logs "server started". */
+/**
+ * `src/main.ts` as its own process, as production runs it; resolves once it logs "server started"
+ * (once per worker, with WEB_CONCURRENCY).
+ */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const instances = Number(env.WEB_CONCURRENCY ?? 1);
+  let started = 0;
   const child = spawn(join(process.cwd(), "node_modules/.bin/tsx"), ["src/main.ts"], {
     cwd: process.cwd(),
     env: {
@@ -41,7 +46,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     createInterface({ input: child.stdout! }).on("line", (line) => {
       output.push(line);
       const entry = parseJson(line);
-      if (entry?.msg === "server started") {
+      if (entry?.msg === "server started" && ++started === instances) {
         clearTimeout(timer);
         resolve(entry.url as string);
       }
