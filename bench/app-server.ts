@@ -18,6 +18,9 @@ export function startApp(databaseUrl: string, env: Record<string, string> = {}, 
     CUSTODIAN_MASTER_KEY: HDKey.fromMasterSeed(randomBytes(64)).privateExtendedKey,
     SMTP_URL: "smtp://127.0.0.1:25", // required in production; the bench sends no mail
     RATE_LIMIT_PER_MINUTE: "100000000",
+    METRICS_TOKEN: secret(),
+    // One process unless a part asks for workers (production's default is one per core).
+    WEB_CONCURRENCY: "1",
     ...env,
   }, nodeArgs, cwd);
 }

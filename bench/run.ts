@@ -9,7 +9,8 @@
 // BENCH_JOURNALS_PER_WORKER (100), BENCH_POOL_SIZE (10), BENCH_WEBSOCKETS (1000),
 // BENCH_CPU_PROFILE_DIR (unset: when set, each started server writes a CPU profile there),
 // BENCH_COMPARE_WITH (unset: another checkout, with its own node_modules, whose server the lookup
-// part measures beside this one's: before/after in one run).
+// part measures beside this one's: before/after in one run), BENCH_CLUSTER_WORKERS (2: the workers of
+// the clustered server whose REST and GraphQL lookups are measured beside the one-process server's).
 import { benchDepositLatency } from "./deposit-latency.js";
 import { benchIdleWebSockets } from "./idle-websockets.js";
 import { benchJournals } from "./journals.js";
@@ -27,6 +28,7 @@ const parts: Record<string, () => Promise<string>> = {
       connections: setting("BENCH_CONNECTIONS", 50),
       rounds: setting("BENCH_LOOKUP_ROUNDS", 3),
       compareWith: process.env.BENCH_COMPARE_WITH,
+      clusterWorkers: setting("BENCH_CLUSTER_WORKERS", 2),
     }),
   deposits: () =>
     benchDepositLatency({

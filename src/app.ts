@@ -110,6 +110,12 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
   const clientIp = (request: IncomingMessage) => proxyAddr(request, trustedProxy);
   // The access line's fields are fixed and hold no secret, so it skips the logger's redaction walk.
   app.use(exchanges({ accessLogger: logger.child({}, { redact: [] }), metrics, clientIp }));
+  // The API first (Express walks its layers in order for every request), provider webhooks before
+  // the body reader: their signatures cover the raw body.
+  mountWebhooks(app, services.webhooks, rateLimits);
+  app.use(REST_MOUNT, readBody(), requireJsonBody, restRouter(restRoutes, yoga));
+  // Browsers on other origins may call GraphQL (credentials are headers, never cookies).
+  app.all("/graphql", cors({ origin: true, maxAge: 600 }), readBody(), graphqlOverHttp({ yoga, logger, rateLimits, graphiql }));
   app.get("/metrics", metricsEndpoint(metrics, config.metricsToken));
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
   app.get("/readyz", async (_req, res) => {
@@ -117,11 +123,6 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "database unavailable" });
   });
   mountDeveloperPages(app, restRoutes, { introspection: config.introspection });
-  // Before the body reader: webhook signatures cover the raw body.
-  mountWebhooks(app, services.webhooks, rateLimits);
-  app.use(REST_MOUNT, readBody(), requireJsonBody, restRouter(restRoutes, yoga));
-  // Browsers on other origins may call GraphQL (credentials are headers, never cookies).
-  app.all("/graphql", cors({ origin: true, maxAge: 600 }), readBody(), graphqlOverHttp({ yoga, logger, rateLimits, graphiql }));
   app.use(notFoundRoute);
   app.use(errorHandler(logger));
 

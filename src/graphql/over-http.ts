@@ -37,6 +37,7 @@ export function graphqlOverHttp({ yoga, logger, rateLimits, graphiql }: GraphqlO
     GET: [...JSON_ANSWERS, ...STREAMS, ...(graphiql ? [GRAPHIQL_PAGE] : [])],
     POST: [...JSON_ANSWERS, ...STREAMS],
   };
+  const negotiate = memoised((req: Request) => req.accepts(answers[req.method as keyof typeof answers]) || undefined, (req) => `${req.method} ${req.get("accept") ?? ""}`);
   const toYoga = (req: Request, res: Response) => yoga.handle(req, res, { requestInfo: exchangeOf(req).enterPipeline("graphql-http") });
 
   return async (req: Request, res: Response) => {
@@ -46,7 +47,7 @@ export function graphqlOverHttp({ yoga, logger, rateLimits, graphiql }: GraphqlO
       res.setHeader("Allow", "GET, POST");
       return write(res, refusal(new AppError("METHOD_NOT_ALLOWED", "GraphQL takes GET and POST"), exchange.requestId), "application/json");
     }
-    const accepted = req.accepts(answers[req.method]);
+    const accepted = negotiate(req);
     if (!accepted) {
       res.setHeader("Accept", answers[req.method].join(", "));
       return void res.status(406).end();
@@ -81,6 +82,26 @@ export function graphqlOverHttp({ yoga, logger, rateLimits, graphiql }: GraphqlO
     const appError = error instanceof AppError ? error : new AppError("BAD_USER_INPUT", "Malformed GraphQL request");
     return { errors: [toApiError(appError, undefined, requestId)] };
   }
+}
+
+/** Accept headers seen at most; one past that is negotiated each time it comes. */
+const MAX_ACCEPT_FORMS = 256;
+
+/**
+ * A function's answers kept by key (clients send a handful of Accept headers, parsed once each here
+ * instead of on every request), and only the first MAX_ACCEPT_FORMS keys, so hostile headers cannot
+ * grow the map.
+ */
+function memoised<T>(compute: (req: Request) => T, keyOf: (req: Request) => string): (req: Request) => T {
+  const answers = new Map<string, T>();
+  return (req) => {
+    const key = keyOf(req);
+    const known = answers.get(key);
+    if (known !== undefined || answers.has(key)) return known as T;
+    const answer = compute(req);
+    if (answers.size < MAX_ACCEPT_FORMS) answers.set(key, answer);
+    return answer;
+  };
 }
 
 const isJsonAnswer = (type: string): type is JsonAnswer => (JSON_ANSWERS as readonly string[]).includes(type);
