@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import type { Socket } from "node:net";
 import cors from "cors";
 import express, { type Express } from "express";
@@ -13,6 +13,7 @@ import { attachWebSocketServer } from "./graphql/websocket.js";
 import { readBody, requireJsonBody } from "./http/body.js";
 import { errorHandler, notFoundRoute } from "./http/errors.js";
 import { exchanges } from "./http/exchange.js";
+import { expressServer } from "./http/express-server.js";
 import { IdempotencyRecords } from "./pipeline/idempotency-records.js";
 import { OpenStreams } from "./pipeline/open-streams.js";
 import { RateLimits } from "./pipeline/rate-limits.js";
@@ -126,7 +127,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
   app.use(notFoundRoute);
   app.use(errorHandler(logger));
 
-  const httpServer = createServer(app);
+  const httpServer = expressServer(app);
   const sockets = new Set<Socket>();
   httpServer.on("connection", (socket) => {
     sockets.add(socket);
