@@ -43,7 +43,22 @@ describe("GET /metrics", () => {
     expect([...(await scrape()).keys()].some((name) => name.includes(unknownUser))).toBe(false);
   });
 
-  it("counts GraphQL over HTTP under /graphql, also a document's repeats (answered without yoga's HTTP layer)", async () => {
+  it("labels a path sent in another case with its route's own casing (one series, not one per spelling)", async () => {
+    const tenant = await newTenant(server);
+    const graphql = 'http_requests_total{method="POST",route="/graphql",status="200"}';
+    const docs = 'http_requests_total{method="GET",route="/docs/",status="200"}';
+    const moved = await deltas([graphql, docs], async () => {
+      for (const path of ["/GRAPHQL", "/GraphQL"]) {
+        const res = await fetch(`${server.url}${path}`, { method: "POST", headers: { ...tenant.headers, "content-type": "application/json" }, body: JSON.stringify({ query: "{ me { id } }" }) });
+        expect(res.status).toBe(200);
+      }
+      expect((await fetch(`${server.url}/DOCS/`)).status).toBe(200);
+    });
+    expect(moved).toEqual({ [graphql]: 2, [docs]: 1 });
+    expect([...(await scrape()).keys()].filter((name) => /route="\/(GRAPHQL|GraphQL|DOCS)/.test(name))).toEqual([]);
+  });
+
+  it("counts GraphQL over HTTP under /graphql, also a document's repeats", async () => {
     const tenant = await newTenant(server);
     const answered = 'http_requests_total{method="POST",route="/graphql",status="200"}';
     const query = `query Repeated${crypto.randomUUID().replaceAll("-", "")} { me { id } }`;

@@ -6,7 +6,7 @@ import { exchangeOf } from "../http/exchange.js";
 import type { Logger } from "../logger.js";
 import type { RateLimits } from "../pipeline/rate-limits.js";
 import type { TransportContext } from "../pipeline/request-info.js";
-import { shapedResult, toApiError } from "./errors.js";
+import { maskError, shapedResult, toApiError } from "./errors.js";
 import type { Yoga } from "./yoga.js";
 
 /** JSON answers, this handler's. `application/json` first: GraphQL over HTTP gives it to `*∕*` and to no Accept. */
@@ -63,7 +63,13 @@ export function graphqlOverHttp({ yoga, logger, rateLimits, graphiql }: GraphqlO
     }
     if (!isJsonAnswer(accepted)) return toYoga(req, res);
     const serverContext: TransportContext = { requestInfo: exchange.enterPipeline("graphql-http"), req };
-    const result = await yoga.getResultForParams({ params, request: requestView(req) }, serverContext);
+    let result;
+    try {
+      result = await yoga.getResultForParams({ params, request: requestView(req) }, serverContext);
+    } catch (error) {
+      // What yoga does with an error thrown outside the resolvers: one masked error, GraphQL-shaped.
+      result = { errors: [maskError(error, logger, exchange.requestId)] };
+    }
     if (isAsyncIterable(result)) {
       // A subscription sent with JSON preferred: its stream is yoga's to answer, as SSE or multipart (or 406).
       await result[Symbol.asyncIterator]().return?.();
