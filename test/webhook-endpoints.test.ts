@@ -35,7 +35,7 @@ async function receiver(reply?: Reply) {
 async function register(tenant: Tenant, body: Record<string, unknown>) {
   const res = await rest(server, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as { id: string; url: string; events: string[]; secret: string };
+  return res.body as { id: string; url: string; events: string[] | null; secret: string };
 }
 
 /** A TCP listener on 127.0.0.1 that accepts connections and never answers; counts what reached it. */
@@ -79,11 +79,11 @@ describe("webhook endpoints", () => {
     const hooks = await receiver();
     const endpoint = await register(tenant, { url: hooks.url, description: "orders" });
     expect(Object.keys(endpoint)).toEqual(["id", "url", "events", "description", "enabled", "secret", "createdAt"]);
-    expect(endpoint).toMatchObject({ url: hooks.url, events: [], description: "orders", enabled: true });
+    expect(endpoint).toMatchObject({ url: hooks.url, events: null, description: "orders", enabled: true });
     expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
 
     const listed = await rest(server, "GET", "/v1/webhook-endpoints", { headers: tenant.headers });
-    expect(listed.body.data).toEqual([{ id: endpoint.id, url: hooks.url, events: [], description: "orders", enabled: true, createdAt: expect.any(String) }]);
+    expect(listed.body.data).toEqual([{ id: endpoint.id, url: hooks.url, events: null, description: "orders", enabled: true, createdAt: expect.any(String) }]);
     expect((await rest(server, "GET", `/v1/webhook-endpoints/${endpoint.id}`, { headers: tenant.headers })).body).toEqual(listed.body.data[0]);
 
     const userId = await createUser(server, tenant);
@@ -114,6 +114,21 @@ describe("webhook endpoints", () => {
     const feed = await waitForEvents(server, tenant, ACTIVITY_EVENT_TYPES.length + 1);
     expect(delivered.sort((a, b) => a.id.localeCompare(b.id))).toEqual(feed.slice(1));
     expect(new Set(delivered.map((event) => event.type))).toEqual(new Set(ACTIVITY_EVENT_TYPES));
+  });
+
+  it.each([
+    ["omitted at creation are shown as null (every type)", {}, null],
+    ["null at creation are shown as null (every type)", { events: null }, null],
+    ["listed at creation are shown as listed", { events: ["user.created", "deposit.completed"] }, ["user.created", "deposit.completed"]],
+  ])("events %s, on REST and GraphQL", async (_case, events, shown) => {
+    const tenant = await newTenant(server);
+    const created = await register(tenant, { url: "https://hooks.example.com/all", ...events });
+    expect(created.events).toEqual(shown);
+    expect((await rest(server, "GET", `/v1/webhook-endpoints/${created.id}`, { headers: tenant.headers })).body.events).toEqual(shown);
+    const graph = await gql(server, "query ($id: ID!) { webhookEndpoint(id: $id) { events } webhookEndpoints { events } }", { id: created.id }, tenant.headers);
+    expect(graph.body).toEqual({ data: { webhookEndpoint: { events: shown }, webhookEndpoints: [{ events: shown }] } });
+    const viaGraphql = await gql(server, "mutation ($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { events } }", { input: { url: "https://hooks.example.com/g", ...events } }, tenant.headers);
+    expect(viaGraphql.body).toEqual({ data: { createWebhookEndpoint: { events: shown } } });
   });
 
   it("keeps the secret encrypted at rest and out of the logs", async () => {

@@ -17,7 +17,7 @@ const withSecret = (endpoint: Record<string, unknown>) => pickKeys(endpoint, ["i
 const Endpoint = z.object({
   id: doc.id,
   url: z.string(),
-  events: z.array(z.enum(EVENT_TYPES)).describe("the types it receives"),
+  events: z.array(z.enum(EVENT_TYPES)).nullable().describe("the types it receives; null: every type, those added later included"),
   description: z.string().nullable(),
   enabled: z.boolean(),
   createdAt: doc.timestamp,
