@@ -1,11 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM, needs, REQUIREMENTS } from "./support/requirements.js";
 import { startServer, type TestServer } from "./support/server.js";
-
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`${CHROMIUM} is absent: the /docs and GraphiQL browser tests are skipped (install Debian's chromium package to run it)`);
 
 /** Flags that keep the browser itself from calling home, so every request seen is the page's own. */
 const QUIET_BROWSER = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
@@ -25,7 +22,7 @@ describe("GET /graphql/schema.graphql", () => {
   });
 });
 
-describe.skipIf(!hasChromium)("the developer pages in headless Chromium", () => {
+describe("the developer pages in headless Chromium", needs(REQUIREMENTS.chromium), () => {
   let browser: Browser;
   beforeAll(async () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: QUIET_BROWSER });

@@ -2,7 +2,8 @@ import { createServer as createTcpServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
+import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
+import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { createUser, errorCodes, gql, rest } from "./support/http.js";
 import { ACTIVITY_EVENT_TYPES, everyKindOfActivity, waitForEvents, type FeedEvent } from "./support/events.js";
 import { startReceiver, type Receiver, type Reply } from "./support/webhook-receiver.js";
@@ -426,7 +427,7 @@ describe("DNS rebinding at delivery time (SANDBOX off)", () => {
   });
 });
 
-describe.skipIf(!testDatabaseUrl)("delivery across instances (PostgreSQL)", () => {
+describe("delivery across instances (PostgreSQL)", needs(REQUIREMENTS.postgres), () => {
   // Instances that share a database must share ENCRYPTION_KEY (the secrets are sealed with it).
   const shared = { WEBHOOK_DELIVERY: "on", ENCRYPTION_KEY, WEBHOOK_RETRY_SCHEDULE: "1500ms" };
   // The file's own server would take these deliveries too: only the instances under test deliver here.
@@ -511,7 +512,7 @@ describe.skipIf(!testDatabaseUrl)("delivery across instances (PostgreSQL)", () =
   });
 });
 
-describe.skipIf(!testDatabaseUrl)("the endpoint cap under concurrency (PostgreSQL)", () => {
+describe("the endpoint cap under concurrency (PostgreSQL)", needs(REQUIREMENTS.postgres), () => {
   it("30 registrations at once leave exactly 20 endpoints; the rest are 400s (three tenants at a time, to give a race every chance)", async () => {
     const tenants = await Promise.all([1, 2, 3].map(() => newTenant(server)));
     const statuses = await Promise.all(tenants.map((tenant) => Promise.all(Array.from({ length: 30 }, (_, i) =>
