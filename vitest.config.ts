@@ -10,5 +10,7 @@ export default defineConfig({
     pool: "forks",
     // Two cores here: more files at once only queue.
     maxWorkers: 2,
+    // The default report, then one line per skipped group saying why (test/support/requirements.ts).
+    reporters: ["default", "./test/support/skip-reasons.ts"],
   },
 });

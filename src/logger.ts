@@ -39,7 +39,27 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
   );
 }
 
-/** Human-readable lines for a terminal; anything else (a file, a collector) gets JSON lines. */
-export const prettyOutput = () => PinoPretty({ colorize: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname" });
+type AccessLine = { req?: { method?: string; path?: string }; res?: { status?: number; aborted?: boolean }; durationMs?: number };
+
+/** An access-log line (src/http/exchange.ts) as `GET /v1/user 200 3 ms`; any other line keeps its message. */
+function prettyMessage(line: Record<string, unknown>, messageKey: string): string {
+  const { req, res, durationMs } = line as AccessLine;
+  if (!req || !res) return String(line[messageKey] ?? "");
+  return `${req.method} ${req.path} ${res.status}${res.aborted ? " (aborted)" : ""} ${durationMs} ms`;
+}
+
+/**
+ * Human-readable lines for a terminal, one per event (a request is one line: its method, path, status
+ * and time, then its ids); anything else (a file, a collector) gets JSON lines.
+ */
+export const prettyOutput = (destination?: NodeJS.WritableStream) =>
+  PinoPretty({
+    destination,
+    colorize: true,
+    singleLine: true,
+    translateTime: "SYS:HH:MM:ss.l",
+    ignore: "pid,hostname,req,res,route,durationMs",
+    messageFormat: prettyMessage,
+  });
 
 export type { Logger };

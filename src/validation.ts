@@ -33,7 +33,9 @@ export const upperCaseCode = <T extends string>(field: string, values: readonly 
   z
     .string({ error: `${field} must be one of ${values.join(", ")}` })
     .transform((value) => value.trim().toUpperCase())
-    .pipe(z.enum(values, { error: `${field} must be one of ${values.join(", ")}` }));
+    .pipe(z.enum(values, { error: `${field} must be one of ${values.join(", ")}` }))
+    // The OpenAPI document shows the values (upper-case; any case is accepted).
+    .meta({ enum: [...values] });
 
 /** A currency from a path or argument, case-insensitive; anything else is refused naming what is supported. */
 export function parseCurrency<C extends string>(value: unknown, supported: readonly C[]): C {

@@ -4,6 +4,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
+import { deriveAddress } from "../src/providers/custodian.js";
 
 const dataDir = () => mkdtempSync(join(tmpdir(), "fintech-config-"));
 const SECRET = "s".repeat(32);
@@ -123,5 +124,27 @@ describe("start-up with a bad configuration", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("PORT");
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe("npm run secrets", () => {
+  const printEnv = () =>
+    new Promise<Record<string, string>>((resolve, reject) =>
+      execFile(join("node_modules", ".bin", "tsx"), ["scripts/secrets.ts"], (err, stdout) =>
+        err
+          ? reject(err)
+          : resolve(Object.fromEntries(stdout.split("\n").filter((line) => /^[A-Z_]+=/.test(line)).map((line) => line.split(/=(.*)/s).slice(0, 2)))),
+      ),
+    );
+
+  it("prints a .env that production accepts once the database and mail server are filled in, with new secrets each run", { timeout: 30_000 }, async () => {
+    const [env, other] = await Promise.all([printEnv(), printEnv()]);
+    expect(configErrorOf(env).message).toBe("Invalid configuration:\n  DATABASE_URL, SMTP_URL: required in production");
+    const config = loadConfig({ ...env, DATABASE_URL: PRODUCTION.DATABASE_URL, SMTP_URL: PRODUCTION.SMTP_URL, DATA_DIR: dataDir() });
+    expect(config).toMatchObject({ env: "production", sandbox: false, custodianMasterKey: env.CUSTODIAN_MASTER_KEY, metricsToken: env.METRICS_TOKEN });
+    expect(deriveAddress(env.CUSTODIAN_MASTER_KEY, 0)).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    for (const name of ["JWT_SECRET", "ENCRYPTION_KEY", "WEBHOOK_SECRET", "CUSTODIAN_MASTER_KEY", "METRICS_TOKEN"]) {
+      expect(env[name], name).not.toBe(other[name]);
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, newTenant, testDatabaseUrl, type TestServer } from "./support/server.js";
+import { startServer, newTenant, type TestServer } from "./support/server.js";
+import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { createUser, errorCodes, gql, rest } from "./support/http.js";
 import {
   DEPOSIT_KEYS,
@@ -302,7 +303,7 @@ describe("automatic settlement", () => {
 });
 
 // Two instances need one shared database: only on PostgreSQL (each embedded server has its own).
-describe.runIf(testDatabaseUrl)("two instances settling the same deposits", () => {
+describe("two instances settling the same deposits", needs(REQUIREMENTS.postgres), () => {
   it("complete each deposit exactly once", async () => {
     const instances = await Promise.all([1, 2].map(() => startServer({ env: { SANDBOX_SETTLE_MS: "300" } })));
     try {

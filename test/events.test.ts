@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newTenant, startServer, testDatabaseUrl, type TestServer } from "./support/server.js";
+import { newTenant, startServer, type TestServer } from "./support/server.js";
+import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { createUser, errorCodes, gql, rest } from "./support/http.js";
 import { ACTIVITY_EVENT_TYPES, allEvents, everyKindOfActivity, waitForEvents } from "./support/events.js";
 import { subscribeSse, subscribeWs, settle, type Subscriber } from "./support/subscriptions.js";
@@ -121,7 +122,7 @@ describe("the events subscription", () => {
   });
 });
 
-describe.skipIf(!testDatabaseUrl)("the feed under concurrent writers (PostgreSQL)", () => {
+describe("the feed under concurrent writers (PostgreSQL)", needs(REQUIREMENTS.postgres), () => {
   it("never shows an event behind a cursor it has already given: a transaction that commits later with a smaller position is held back until it commits", async () => {
     const tenant = await newTenant(server);
     const { prisma } = server.app.db;

@@ -1,7 +1,8 @@
 import { Decimal } from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUSE_SHARDS } from "../src/ledger/shards.js";
-import { startServer, newTenant, testDatabaseUrl, type TestServer } from "./support/server.js";
+import { startServer, newTenant, type TestServer } from "./support/server.js";
+import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { createUser, rest, statusCounts } from "./support/http.js";
 import { simulateDeposit } from "./support/deposits.js";
 import { expectLedgerInvariants, fund } from "./support/ledger.js";
@@ -72,7 +73,7 @@ describe("house accounts split into shards", () => {
   });
 
   // Only PostgreSQL runs these completions at once on a pool of connections (the embedded database serialises them).
-  it.skipIf(!testDatabaseUrl)("200 deposits of 20 users completed at once: every chain verifies and the sums are exact", async () => {
+  it("200 deposits of 20 users completed at once: every chain verifies and the sums are exact", { ...needs(REQUIREMENTS.postgres), timeout: 120_000 }, async () => {
     const tenant = await newTenant(server);
     const users = await Promise.all(Array.from({ length: 20 }, () => createUser(server, tenant)));
     const deposits: { id: string; userId: string }[] = [];
@@ -89,5 +90,5 @@ describe("house accounts split into shards", () => {
     expect(chains.reduce((sum, chain) => sum + chain.entries, 0)).toBe(200);
     expect((await ledger().houseBalance(tenant.clientId, "ONCHAIN_SETTLEMENT", "USDC")).toFixed()).toBe("-300");
     await expectLedgerInvariants(server, tenant.clientId);
-  }, 120_000);
+  });
 });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { completeDeposit, simulateUsdDeposit, userWithUsdAccount } from "./support/deposit-updates.js";
 import { gql, rest } from "./support/http.js";
-import { newTenant, startServer, testDatabaseUrl, type TestServer } from "./support/server.js";
+import { newTenant, startServer, type TestServer } from "./support/server.js";
+import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { settle, subscribeWs } from "./support/subscriptions.js";
 import { bankWithdrawalBody, fundedUser } from "./support/withdrawals.js";
 
@@ -126,7 +127,7 @@ describe("GET /metrics", () => {
     await expect.poll(async () => (await scrape()).get("websocket_connections")).toBe(before);
   });
 
-  it.skipIf(!testDatabaseUrl)("shows the PostgreSQL pool's connections (PostgreSQL only: the embedded database has no pool)", async () => {
+  it("shows the PostgreSQL pool's connections (PostgreSQL only: the embedded database has no pool)", needs(REQUIREMENTS.postgres), async () => {
     const samples = await scrape();
     expect(samples.get("db_pool_connections")).toBeGreaterThanOrEqual(1);
     expect(samples.has("db_pool_idle_connections")).toBe(true);

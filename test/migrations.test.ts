@@ -8,6 +8,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { applyMigrations, readMigrations, type SqlSession } from "../src/db/migrate.js";
 import { createLogger } from "../src/logger.js";
 import { testDatabaseUrl } from "./support/server.js";
+import { needs, REQUIREMENTS } from "./support/requirements.js";
 
 const logger = createLogger("silent");
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -96,7 +97,7 @@ describe("applyMigrations", () => {
 });
 
 describe("applyMigrations on PostgreSQL", () => {
-  it.skipIf(!testDatabaseUrl)("applies each migration once when two instances start together", async () => {
+  it("applies each migration once when two instances start together", needs(REQUIREMENTS.postgres), async () => {
     const schema = freshSchemaName();
     const connect = async (): Promise<SqlSession> => {
       const client = new pg.Client({ connectionString: testDatabaseUrl });

@@ -11,12 +11,13 @@ import { openEventBus, type EventBus } from "../src/pubsub/bus.js";
 import { createEvents, type DepositEvent, type Events } from "../src/pubsub/events.js";
 import { LISTENER_APPLICATION_NAME, openPostgresEventTarget } from "../src/pubsub/postgres-target.js";
 import { testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
+import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { completeDeposit, simulateUsdDeposit, userWithUsdAccount } from "./support/deposit-updates.js";
 import { startServerProcess, type ServerProcess } from "./support/server-process.js";
 import { subscribeWs, settle } from "./support/subscriptions.js";
 
 const redisUrl = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
-const redisReachable = await isReachable(redisUrl);
+const redisMissing = (await isReachable(redisUrl)) ? undefined : `needs Redis reachable at ${redisUrl} (TEST_REDIS_URL)`;
 
 const event = (overrides: Partial<DepositEvent> = {}): DepositEvent => ({
   clientId: crypto.randomUUID(),
@@ -83,7 +84,7 @@ async function silenceableRelay(target: URL) {
   };
 }
 
-describe.skipIf(!testDatabaseUrl)("events across instances (PostgreSQL)", () => {
+describe("events across instances (PostgreSQL)", needs(REQUIREMENTS.postgres), () => {
   const logs: string[] = [];
   const logger = createLogger("info", new Writable({ write: (chunk, _encoding, done) => void (logs.push(String(chunk)), done()) }));
   let pool: pg.Pool;
@@ -252,7 +253,7 @@ describe.skipIf(!testDatabaseUrl)("events across instances (PostgreSQL)", () => 
   });
 });
 
-describe.skipIf(!redisReachable)("events across instances (Redis)", () => {
+describe("events across instances (Redis)", needs(redisMissing), () => {
   it("delivers an event published on one Redis bus to subscribers of another", async () => {
     const logger = createLogger("silent");
     const buses: EventBus[] = [await openEventBus({ redisUrl, logger }), await openEventBus({ redisUrl, logger })];
@@ -269,17 +270,17 @@ describe.skipIf(!redisReachable)("events across instances (Redis)", () => {
   });
 });
 
-describe.skipIf(!testDatabaseUrl).each([
-  { transport: "PostgreSQL LISTEN/NOTIFY", env: {} as Record<string, string>, skip: false },
-  { transport: "Redis", env: { REDIS_URL: redisUrl }, skip: !redisReachable },
-])("two server processes on one database, events over $transport", ({ env, skip }) => {
+describe.each([
+  { transport: "PostgreSQL LISTEN/NOTIFY", env: {} as Record<string, string>, missing: undefined },
+  { transport: "Redis", env: { REDIS_URL: redisUrl }, missing: redisMissing },
+])("two server processes on one database, events over $transport", needs(REQUIREMENTS.postgres), ({ env, missing }) => {
   let db: Database;
   let keys: ApiKeyService;
   let instanceA: ServerProcess;
   let instanceB: ServerProcess;
 
   beforeAll(async () => {
-    if (skip) return;
+    if (missing) return;
     db = await openDatabase({ url: testDatabaseUrl, logger: createLogger("silent") });
     keys = new ApiKeyService(db.prisma);
     const shared = { DATABASE_URL: testDatabaseUrl!, ...env };
@@ -298,7 +299,7 @@ describe.skipIf(!testDatabaseUrl).each([
     return { clientId: client.id, apiKey: apiKey.key, headers: { "x-api-key": apiKey.key } };
   }
 
-  it.skipIf(skip)("a deposit created and completed through instance A reaches a subscriber on instance B", async () => {
+  it("a deposit created and completed through instance A reaches a subscriber on instance B", needs(missing), async () => {
     const tenant = await newTenant();
     const a = overHttp(instanceA);
     const userId = await userWithUsdAccount(a, tenant);
@@ -314,7 +315,7 @@ describe.skipIf(!testDatabaseUrl).each([
     }
   });
 
-  it.skipIf(skip)("an API key revoked through instance A is refused at once by A and within a second by B, which had it cached", async () => {
+  it("an API key revoked through instance A is refused at once by A and within a second by B, which had it cached", needs(missing), async () => {
     const tenant = await newTenant();
     const headers = { ...tenant.headers, "content-type": "application/json" };
     const created = await (await fetch(`${instanceA.url}/v1/api-keys`, { method: "POST", headers })).json();

@@ -1,6 +1,16 @@
-import { existsSync, readFileSync } from "node:fs";
-import { compileErrors, validate } from "@readme/openapi-parser";
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { compileErrors, dereference, validate } from "@readme/openapi-parser";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import openapiTS, { astToString } from "openapi-typescript";
+import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { VIRTUAL_ACCOUNT_CURRENCIES } from "../src/accounts/virtual-account-currencies.js";
+import { EVENT_TYPES } from "../src/events/types.js";
+import { CURRENCIES } from "../src/providers/fx.js";
+import { NETWORK_NAMES } from "../src/providers/chains.js";
 import { routes, sandboxRoutes } from "../src/rest/routes/index.js";
 import type { OpenApiDocument } from "../src/rest/openapi.js";
 import type { Route } from "../src/rest/route.js";
@@ -14,11 +24,14 @@ const SHARED_CONTRACT = new URL("../../shared/contract/rest-v1.md", import.meta.
 
 let server: TestServer;
 let document: OpenApiDocument;
+/** The document with every $ref replaced by what it names. */
+let resolved: OpenApiDocument;
 beforeAll(async () => {
   server = await startServer();
   const res = await fetch(`${server.url}/v1/openapi.json`);
   expect(res.headers.get("content-type")).toMatch(/^application\/json/);
   document = await res.json();
+  resolved = (await dereference(structuredClone(document) as unknown as Parameters<typeof dereference>[0])) as unknown as OpenApiDocument;
 });
 afterAll(() => server?.stop());
 
@@ -35,7 +48,7 @@ function contractEndpoints(): { method?: string; path: string }[] {
 
 describe("GET /v1/openapi.json", () => {
   it("is a document the OpenAPI validator accepts", async () => {
-    const result = await validate(structuredClone(document) as Parameters<typeof validate>[0]);
+    const result = await validate(structuredClone(document) as unknown as Parameters<typeof validate>[0]);
     expect(result.valid, result.valid ? "" : compileErrors(result)).toBe(true);
     expect(document.openapi).toBe("3.1.0");
   });
@@ -67,7 +80,7 @@ describe("GET /v1/openapi.json", () => {
 
   it("documents the contract's error bodies: {message} for the key revoke 404, {error, details} for withdrawal failures", () => {
     const errorBody = (path: string, method: "delete" | "post", status: string) =>
-      document.paths[path][method]!.responses[status].content["application/json"].schema;
+      resolved.paths[path][method]!.responses[status].content["application/json"].schema;
     expect(errorBody("/v1/api-keys/{keyId}", "delete", "404")).toMatchObject({ required: ["message"] });
     expect(errorBody("/v1/withdrawal/{currency}", "post", "500")).toMatchObject({
       properties: { error: { type: "string" }, details: { type: "string" } },
@@ -128,10 +141,135 @@ describe("GET /v1/openapi.json", () => {
       const route = routeFor(method, url.split("?")[0]);
       const parsed = route.docs.response.safeParse(res.body);
       expect(parsed.success, `${method} ${route.path}: ${parsed.error?.message}`).toBe(true);
-      const operation = document.paths[route.path.replace(/:(\w+)/g, "{$1}")][method.toLowerCase() as "get"]!;
+      const operation = resolved.paths[route.path.replace(/:(\w+)/g, "{$1}")][method.toLowerCase() as "get"]!;
       const schema = operation.responses[String(route.status ?? 200)].content["application/json"].schema;
       expect(undocumentedKeys(res.body, schema), `${method} ${route.path}`).toEqual([]);
     }
+  });
+});
+
+type Operation = OpenApiDocument["paths"][string]["get"] & {};
+const operations = (doc: OpenApiDocument) =>
+  Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, operation: operation as Operation })));
+const successOf = (operation: Operation) => Object.entries(operation.responses).find(([status]) => status.startsWith("2"))!;
+
+describe("the OpenAPI document, as client generators read it", () => {
+  it("names a server, and its schemas in components, which operations refer to", () => {
+    expect(document.servers).toEqual([{ url: "/", description: expect.any(String) }]);
+    expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(["User", "Deposit", "LedgerEntry", "Withdrawal", "WebhookEndpoint", "Event", "Error", "CreateUserRequest"]));
+    const body = (path: string, method: "get" | "post") => document.paths[path][method]!;
+    expect(body("/v1/user", "post").requestBody!.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/CreateUserRequest" });
+    expect(body("/v1/user/{userId}", "get").responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/User" });
+    expect(body("/v1/transactions/deposits/{userId}", "get").responses["200"].content["application/json"].schema).toEqual({ type: "array", items: { $ref: "#/components/schemas/Deposit" } });
+  });
+
+  it("gives closed sets in requests as enums: currencies, networks, event types", () => {
+    const schemas = resolved.components.schemas as Record<string, { properties: Record<string, Schema & { enum?: string[] }> }>;
+    /** The values of a closed set, also inside an array or next to null. */
+    const valuesOf = (schema: Schema & { enum?: string[] }): string[] | undefined =>
+      schema.enum ?? (schema.items && valuesOf(schema.items)) ?? shapesOf(schema).filter((shape) => shape !== schema).map(valuesOf).find(Boolean);
+    const pathParameter = (path: string, method: "get" | "post", name: string) => resolved.paths[path][method]!.parameters.find((p) => p.name === name)!.schema.enum;
+    const query = (path: string, name: string) => resolved.paths[path].get!.parameters.find((p) => p.name === name)!.schema.enum;
+    expect(pathParameter("/v1/virtual-account/{currency}", "post", "currency")).toEqual([...VIRTUAL_ACCOUNT_CURRENCIES]);
+    expect(pathParameter("/v1/withdrawal/{currency}", "post", "currency")).toEqual(["USD", "EUR", "MXN", "BRL"]);
+    expect(pathParameter("/v1/accounts/usdc/{userId}/{chain}", "get", "chain")).toEqual(NETWORK_NAMES);
+    expect(query("/v1/conversion/quote", "from")).toEqual([...CURRENCIES]);
+    expect(query("/v1/events", "type")).toEqual([...EVENT_TYPES]);
+    expect(valuesOf(schemas.CreateVirtualAccountRequest.properties.destinationNetwork)).toEqual(NETWORK_NAMES);
+    expect(valuesOf(schemas.UsdcWithdrawalRequest.properties.network)).toEqual(NETWORK_NAMES);
+    expect(valuesOf(schemas.SimulateDepositRequest.properties.currency)).toEqual(expect.arrayContaining(["NGN", "USDC"]));
+    expect(valuesOf(schemas.ConversionRequest.properties.to)).toEqual([...CURRENCIES]);
+    expect(valuesOf(schemas.CreateWebhookEndpointRequest.properties.events)).toEqual([...EVENT_TYPES]);
+  });
+
+  it("has one example request and response per operation, each valid against the operation's schemas", () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    ajv.addSchema({ components: document.components }, "document");
+    const check = (name: string, what: string, media: { schema: Record<string, unknown>; example?: unknown } | undefined) => {
+      expect(media?.example, `${name}: no ${what} example`).toBeDefined();
+      const schema = JSON.parse(JSON.stringify(media!.schema).replaceAll('"#/components/', '"document#/components/'));
+      const valid = ajv.validate(schema, media!.example);
+      expect(valid, `${name} ${what}: ${ajv.errorsText()}`).toBe(true);
+    };
+    const all = operations(document);
+    expect(all.length).toBeGreaterThan(45);
+    for (const { name, operation } of all) {
+      const [status, success] = successOf(operation);
+      check(name, `${status} response`, success.content["application/json"]);
+      if (operation.requestBody) check(name, "request", operation.requestBody.content["application/json"]);
+    }
+    // The examples name no key the schemas do not (zod's objects allow extra keys, so the validator would not see one).
+    for (const { name, operation } of operations(resolved)) {
+      const [, success] = successOf(operation);
+      const media = success.content["application/json"];
+      expect(undocumentedKeys(media.example, media.schema), name).toEqual([]);
+      if (operation.requestBody) {
+        const request = operation.requestBody.content["application/json"];
+        expect(undocumentedKeys(request.example, request.schema), `${name} request`).toEqual([]);
+      }
+    }
+  });
+
+  it("passes @redocly/cli lint with its recommended rules, without an error, and the linter reaches no other host", { timeout: 60_000 }, async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "openapi-")), "openapi.json");
+    writeFileSync(file, JSON.stringify(document));
+    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(
+        join("node_modules", ".bin", "redocly"),
+        ["lint", "--extends=recommended", "--format=json", file],
+        {
+          env: {
+            ...process.env,
+            // Redocly's usage telemetry, and its update notice, off; the guard refuses and reports any other connection.
+            REDOCLY_TELEMETRY: "off",
+            REDOCLY_SUPPRESS_UPDATE_NOTICE: "true",
+            NODE_OPTIONS: `--require ${join(process.cwd(), "test/support/no-network.cjs")}`,
+          },
+          timeout: 50_000,
+        },
+        (_err, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
+      );
+    });
+    const report = JSON.parse(run.stdout) as { totals: { errors: number }; problems: { ruleId: string; severity: string; message: string }[] };
+    expect(report.problems.filter((problem) => problem.severity === "error")).toEqual([]);
+    expect(report.totals.errors).toBe(0);
+    expect(run.code).toBe(0);
+    expect(run.stderr).not.toContain("NETWORK REFUSED");
+  });
+
+  it("generates TypeScript types with openapi-typescript that type a client call: named bodies, enums, required fields", { timeout: 60_000 }, async () => {
+    const types = astToString(await openapiTS(structuredClone(document) as unknown as Parameters<typeof openapiTS>[0]));
+    const client = `${types}
+type CreateUser = paths["/v1/user"]["post"];
+type NewUser = CreateUser["requestBody"]["content"]["application/json"];
+type VirtualAccountCurrency = paths["/v1/virtual-account/{currency}"]["post"]["parameters"]["path"]["currency"];
+
+/** A typed call: the body and the answer come from the document. */
+export async function createUser(baseUrl: string, apiKey: string, body: NewUser): Promise<components["schemas"]["User"]> {
+  const res = await fetch(\`\${baseUrl}/v1/user\`, { method: "POST", headers: { "x-api-key": apiKey, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const created: CreateUser["responses"][201]["content"]["application/json"] = await res.json();
+  return created;
+}
+
+export const call = () => createUser("http://localhost:4000", "fpk_…", { email: "ada@example.com", firstName: "Ada", lastName: "Lovelace", phoneNumber: "+14155552671", dob: "1990-05-17" });
+export const email = async () => (await call()).email.toLowerCase();
+export const ngn: VirtualAccountCurrency = "NGN";
+export const everyType: components["schemas"]["WebhookEndpoint"]["events"] = null;
+export const someTypes: components["schemas"]["CreateWebhookEndpointRequest"]["events"] = ["deposit.completed"];
+// @ts-expect-error a currency outside the enum
+export const unknownCurrency: VirtualAccountCurrency = "XYZ";
+// @ts-expect-error an event type outside the enum
+export const unknownType: components["schemas"]["CreateWebhookEndpointRequest"]["events"] = ["user.deleted"];
+// @ts-expect-error firstName is required
+export const incomplete: NewUser = { email: "ada@example.com", lastName: "Lovelace", phoneNumber: "+14155552671", dob: "1990-05-17" };
+// @ts-expect-error a user has no balance field
+export const balance = async () => (await call()).balance;
+`;
+    const file = join(mkdtempSync(join(tmpdir(), "openapi-client-")), "client.ts");
+    writeFileSync(file, client);
+    const program = ts.createProgram([file], { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ES2022, lib: ["lib.es2022.d.ts", "lib.dom.d.ts"], types: [] });
+    const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+    expect(problems).toEqual([]);
   });
 });
 
@@ -143,16 +281,21 @@ function routeFor(method: string, path: string): Route {
   return route;
 }
 
-type Schema = { type?: string; properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[]; additionalProperties?: unknown };
+type Schema = { type?: string; properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[]; oneOf?: Schema[]; additionalProperties?: unknown };
+
+/** The alternatives a schema allows, unions of unions flattened. */
+const shapesOf = (schema: Schema): Schema[] => (schema.anyOf || schema.oneOf ? [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].flatMap(shapesOf) : [schema]);
 
 /** Keys of a body (and of its nested objects) that its documented schema does not name. */
 function undocumentedKeys(body: unknown, schema: Schema, at = ""): string[] {
-  if (Array.isArray(body)) return body.flatMap((item, i) => (schema.items ? undocumentedKeys(item, schema.items, `${at}[${i}]`) : []));
   if (body === null || typeof body !== "object") return [];
-  const shapes = schema.anyOf ?? [schema];
-  if (shapes.some((shape) => shape.additionalProperties !== undefined && shape.additionalProperties !== false)) return [];
-  const known = Object.assign({}, ...shapes.map((shape) => shape.properties ?? {})) as Record<string, Schema>;
-  return Object.entries(body).flatMap(([key, value]) =>
-    known[key] ? undocumentedKeys(value, known[key].anyOf?.find((s) => s.type !== "null") ?? known[key], `${at}.${key}`) : [`${at}.${key}`],
-  );
+  const shapes = shapesOf(schema).filter((shape) => shape.type !== "null");
+  // A union: the body is documented when one of its alternatives documents every key.
+  if (shapes.length > 1) return shapes.map((shape) => undocumentedKeys(body, shape, at)).reduce((fewest, keys) => (keys.length < fewest.length ? keys : fewest));
+  const [shape] = shapes;
+  if (!shape) return [];
+  if (Array.isArray(body)) return body.flatMap((item, i) => (shape.items ? undocumentedKeys(item, shape.items, `${at}[${i}]`) : []));
+  if (shape.additionalProperties !== undefined && shape.additionalProperties !== false) return [];
+  const known = shape.properties ?? {};
+  return Object.entries(body).flatMap(([key, value]) => (known[key] ? undocumentedKeys(value, known[key], `${at}.${key}`) : [`${at}.${key}`]));
 }

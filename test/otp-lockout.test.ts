@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testDatabaseUrl, type TestServer } from "./support/server.js";
+import { type TestServer } from "./support/server.js";
+import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { rest, contractBody } from "./support/http.js";
 import { startServerWithMailbox, type Mailbox } from "./support/mailbox.js";
 
@@ -70,7 +71,7 @@ describe("OTP daily limits", () => {
   });
 
   // Concurrency only means something on PostgreSQL (the embedded database runs one statement at a time).
-  it.skipIf(!testDatabaseUrl)("counts wrong guesses that arrive together exactly: the lockout lets no extra one be checked", async () => {
+  it("counts wrong guesses that arrive together exactly: the lockout lets no extra one be checked", needs(REQUIREMENTS.postgres), async () => {
     const email = newEmail();
     await guessWrong(email, await newCode(email), 5);
     await guessWrong(email, await newCode(email), 4);

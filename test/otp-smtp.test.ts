@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { testDatabaseUrl, type TestServer } from "./support/server.js";
+import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { errorCodes, gql, rest, contractKeys, contractBody } from "./support/http.js";
 import { signIn, startServerWithMailbox, type Mailbox } from "./support/mailbox.js";
 
@@ -114,7 +115,7 @@ describe("POST /v1/client-auth/verify", () => {
   });
 
   // The code's row is held locked while the guesses arrive, so that they are all in flight at once.
-  it.skipIf(!testDatabaseUrl)("counts guesses that arrive together against the same 5 tries: no more are ever checked", async () => {
+  it("counts guesses that arrive together against the same 5 tries: no more are ever checked", needs(REQUIREMENTS.postgres), async () => {
     const email = newEmail();
     await requestOtp(email);
     const code = await mailbox.codeFor(email);

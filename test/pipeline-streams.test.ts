@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { newTenant, startServer, testDatabaseUrl, type TestServer } from "./support/server.js";
+import { newTenant, startServer, type TestServer } from "./support/server.js";
+import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { rest } from "./support/http.js";
 import { subscribeSse, settle } from "./support/subscriptions.js";
 import { connectWs, craftSessionToken } from "./support/pipeline.js";
@@ -125,7 +126,7 @@ describe("streams end with their credential", () => {
   });
 
   // Instances see each other's revocations only through a shared PostgreSQL; the embedded database is one process's.
-  it.skipIf(!testDatabaseUrl)("a revocation on instance A closes a graphql-ws stream held on instance B (PostgreSQL only)", async () => {
+  it("a revocation on instance A closes a graphql-ws stream held on instance B (PostgreSQL only)", needs(REQUIREMENTS.postgres), async () => {
     const other = await startServer();
     try {
       const { tenant, keyId, key } = await secondKey(server);

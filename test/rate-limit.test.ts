@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newTenant, startServer, testDatabaseUrl, type TestServer } from "./support/server.js";
+import { newTenant, startServer, type TestServer } from "./support/server.js";
+import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { gql, rest, type HttpResult, contractKeys } from "./support/http.js";
 
 /** Three requests a minute per credential, so fifteen per IP: small enough to reach in a test. */
@@ -50,7 +51,7 @@ describe("rate limits", () => {
   });
 
   // Both instances need the same database (for the tenant) and Redis (for the budget).
-  it.skipIf(!process.env.TEST_REDIS_URL || !testDatabaseUrl)("shares one budget between instances through Redis", async () => {
+  it("shares one budget between instances through Redis", needs(REQUIREMENTS.postgres, REQUIREMENTS.redisUrl), async () => {
     const env = { RATE_LIMIT_PER_MINUTE: String(PER_MINUTE), REDIS_URL: process.env.TEST_REDIS_URL! };
     const [one, two] = await Promise.all([startServer({ env }), startServer({ env })]);
     try {

@@ -4,10 +4,11 @@ import { describe, expect, it } from "vitest";
 import { openDatabase } from "../src/db/database.js";
 import { createLogger } from "../src/logger.js";
 import { testDatabaseUrl } from "./support/server.js";
+import { needs, REQUIREMENTS } from "./support/requirements.js";
 
 const quiet = createLogger("silent", new Writable({ write: (_chunk, _encoding, done) => done() }));
 
-describe.skipIf(!testDatabaseUrl)("plain SQL transactions (PostgreSQL)", () => {
+describe("plain SQL transactions (PostgreSQL)", needs(REQUIREMENTS.postgres), () => {
   it("fail, and leave the process and the pool working, when their connection dies half-way", async () => {
     const db = await openDatabase({ url: testDatabaseUrl, poolSize: 2, logger: quiet });
     const admin = new pg.Client({ connectionString: testDatabaseUrl });

@@ -2,7 +2,8 @@ import { createServer as createTcpServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
+import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
+import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { createUser, errorCodes, gql, rest } from "./support/http.js";
 import { ACTIVITY_EVENT_TYPES, everyKindOfActivity, waitForEvents, type FeedEvent } from "./support/events.js";
 import { startReceiver, type Receiver, type Reply } from "./support/webhook-receiver.js";
@@ -35,7 +36,7 @@ async function receiver(reply?: Reply) {
 async function register(tenant: Tenant, body: Record<string, unknown>) {
   const res = await rest(server, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as { id: string; url: string; events: string[]; secret: string };
+  return res.body as { id: string; url: string; events: string[] | null; secret: string };
 }
 
 /** A TCP listener on 127.0.0.1 that accepts connections and never answers; counts what reached it. */
@@ -79,11 +80,11 @@ describe("webhook endpoints", () => {
     const hooks = await receiver();
     const endpoint = await register(tenant, { url: hooks.url, description: "orders" });
     expect(Object.keys(endpoint)).toEqual(["id", "url", "events", "description", "enabled", "secret", "createdAt"]);
-    expect(endpoint).toMatchObject({ url: hooks.url, events: [], description: "orders", enabled: true });
+    expect(endpoint).toMatchObject({ url: hooks.url, events: null, description: "orders", enabled: true });
     expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
 
     const listed = await rest(server, "GET", "/v1/webhook-endpoints", { headers: tenant.headers });
-    expect(listed.body.data).toEqual([{ id: endpoint.id, url: hooks.url, events: [], description: "orders", enabled: true, createdAt: expect.any(String) }]);
+    expect(listed.body.data).toEqual([{ id: endpoint.id, url: hooks.url, events: null, description: "orders", enabled: true, createdAt: expect.any(String) }]);
     expect((await rest(server, "GET", `/v1/webhook-endpoints/${endpoint.id}`, { headers: tenant.headers })).body).toEqual(listed.body.data[0]);
 
     const userId = await createUser(server, tenant);
@@ -114,6 +115,21 @@ describe("webhook endpoints", () => {
     const feed = await waitForEvents(server, tenant, ACTIVITY_EVENT_TYPES.length + 1);
     expect(delivered.sort((a, b) => a.id.localeCompare(b.id))).toEqual(feed.slice(1));
     expect(new Set(delivered.map((event) => event.type))).toEqual(new Set(ACTIVITY_EVENT_TYPES));
+  });
+
+  it.each([
+    ["omitted at creation are shown as null (every type)", {}, null],
+    ["null at creation are shown as null (every type)", { events: null }, null],
+    ["listed at creation are shown as listed", { events: ["user.created", "deposit.completed"] }, ["user.created", "deposit.completed"]],
+  ])("events %s, on REST and GraphQL", async (_case, events, shown) => {
+    const tenant = await newTenant(server);
+    const created = await register(tenant, { url: "https://hooks.example.com/all", ...events });
+    expect(created.events).toEqual(shown);
+    expect((await rest(server, "GET", `/v1/webhook-endpoints/${created.id}`, { headers: tenant.headers })).body.events).toEqual(shown);
+    const graph = await gql(server, "query ($id: ID!) { webhookEndpoint(id: $id) { events } webhookEndpoints { events } }", { id: created.id }, tenant.headers);
+    expect(graph.body).toEqual({ data: { webhookEndpoint: { events: shown }, webhookEndpoints: [{ events: shown }] } });
+    const viaGraphql = await gql(server, "mutation ($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { events } }", { input: { url: "https://hooks.example.com/g", ...events } }, tenant.headers);
+    expect(viaGraphql.body).toEqual({ data: { createWebhookEndpoint: { events: shown } } });
   });
 
   it("keeps the secret encrypted at rest and out of the logs", async () => {
@@ -411,7 +427,7 @@ describe("DNS rebinding at delivery time (SANDBOX off)", () => {
   });
 });
 
-describe.skipIf(!testDatabaseUrl)("delivery across instances (PostgreSQL)", () => {
+describe("delivery across instances (PostgreSQL)", needs(REQUIREMENTS.postgres), () => {
   // Instances that share a database must share ENCRYPTION_KEY (the secrets are sealed with it).
   const shared = { WEBHOOK_DELIVERY: "on", ENCRYPTION_KEY, WEBHOOK_RETRY_SCHEDULE: "1500ms" };
   // The file's own server would take these deliveries too: only the instances under test deliver here.
@@ -496,7 +512,7 @@ describe.skipIf(!testDatabaseUrl)("delivery across instances (PostgreSQL)", () =
   });
 });
 
-describe.skipIf(!testDatabaseUrl)("the endpoint cap under concurrency (PostgreSQL)", () => {
+describe("the endpoint cap under concurrency (PostgreSQL)", needs(REQUIREMENTS.postgres), () => {
   it("30 registrations at once leave exactly 20 endpoints; the rest are 400s (three tenants at a time, to give a race every chance)", async () => {
     const tenants = await Promise.all([1, 2, 3].map(() => newTenant(server)));
     const statuses = await Promise.all(tenants.map((tenant) => Promise.all(Array.from({ length: 30 }, (_, i) =>

@@ -1,5 +1,6 @@
 import { NoSchemaIntrospectionCustomRule as NoSchemaIntrospection, type ExecutionResult } from "graphql";
 import { createYoga, handleStreamOrSingleExecutionResult, isAsyncIterable, type Plugin, type YogaServerInstance } from "graphql-yoga";
+import { renderOfflineGraphiQL } from "../developer/graphiql.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../logger.js";
 import { graphqlMetrics } from "../metrics/graphql.js";
@@ -44,6 +45,7 @@ export function createGraphQLServer(options: {
     schema,
     graphqlEndpoint: "/graphql",
     graphiql: options.graphiql ? { subscriptionsProtocol: "WS" } : false,
+    renderGraphiQL: renderOfflineGraphiQL,
     landingPage: false,
     // CORS is the Express layer's, for every GraphQL request (src/app.ts).
     cors: false,

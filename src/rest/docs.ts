@@ -15,20 +15,36 @@ export type RouteDocs = {
    * or a provider's webhook signature.
    */
   auth?: "credentials" | "session" | "public" | "signature";
-  /** Descriptions of the path parameters (every `:name` of the path is documented as a string). */
-  params?: Record<string, string>;
+  /**
+   * The path parameters: a description (a string), or a schema with its description (a closed set
+   * such as a currency). Every `:name` of the path is documented, as a string unless given a schema.
+   */
+  params?: Record<string, string | z.ZodType>;
   query?: z.ZodObject;
   body?: z.ZodType;
   response: z.ZodType;
   /** Errors beyond those every route may answer (400 bad input, 401, 429). */
   errors?: ErrorCode[];
+  /**
+   * One exchange as a client sees it: the body it sends (when the route takes one) and the success
+   * body it gets. Shown in the document and checked against its schemas (test/openapi.test.ts).
+   */
+  example: { body?: unknown; response: unknown };
 };
 
 /** A documented endpoint: a REST route, or another /v1 path (the provider webhooks) declared in the same terms. */
 export type DocumentedEndpoint = Pick<Route, "method" | "path" | "status" | "errors" | "docs">;
 
+/**
+ * A schema under its name in the document's `components.schemas`, where generated clients find it as
+ * a named type. A copy is named: the schema given (often a service's own input) is left as it is.
+ */
+export const named = <T extends z.ZodType>(name: string, schema: T): T => schema.meta({ id: name });
+
 /** Building blocks of the documented shapes: what the REST surface writes, not how the services check it. */
 export const doc = {
+  /** A code from a closed set (a currency, a network) as the REST surface takes it: documented upper-case, accepted in any case. */
+  oneOf: <const T extends readonly string[]>(values: T, description: string) => z.enum(values).describe(`${description} (any case)`),
   id: z.string().describe("identifier (UUID)"),
   timestamp: z.string().meta({ format: "date-time" }),
   userParam: { userId: "the user's id (UUID)" },

@@ -5,7 +5,8 @@ import type { DocumentedEndpoint } from "./docs.js";
 type JsonSchema = Record<string, unknown>;
 type SecurityRequirement = Record<string, string[]>;
 type Parameter = { name: string; in: "path" | "query" | "header"; required: boolean; description?: string; schema: JsonSchema };
-type Response = { description: string; content: { "application/json": { schema: JsonSchema } } };
+type MediaType = { "application/json": { schema: JsonSchema; example?: unknown } };
+type Response = { description: string; content: MediaType };
 type Operation = {
   operationId: string;
   summary: string;
@@ -13,14 +14,15 @@ type Operation = {
   tags: string[];
   security?: SecurityRequirement[];
   parameters: Parameter[];
-  requestBody?: { required: boolean; content: { "application/json": { schema: JsonSchema } } };
+  requestBody?: { required: boolean; content: MediaType };
   responses: Record<string, Response>;
 };
 export type OpenApiDocument = {
   openapi: "3.1.0";
   info: { title: string; version: string; description: string };
+  servers: { url: string; description: string }[];
   paths: Record<string, Partial<Record<"get" | "post" | "delete", Operation>>>;
-  components: { securitySchemes: Record<string, JsonSchema> };
+  components: { schemas: Record<string, JsonSchema>; securitySchemes: Record<string, JsonSchema> };
   security: SecurityRequirement[];
 };
 
@@ -53,12 +55,27 @@ const SECURITY: Record<NonNullable<DocumentedEndpoint["docs"]["auth"]>, Security
   signature: [{ webhookSignature: [] }],
 };
 
-/** The OpenAPI 3.1 description of the given endpoints: the route table is the one source of the document. */
+/** The error bodies: `{error}` (with `details` where the error has them), and the contract's `{message}` of the key revoke 404. */
+const ERROR_SCHEMAS: Record<string, JsonSchema> = {
+  Error: {
+    type: "object",
+    properties: { error: { type: "string", description: "what went wrong; a 400 names the field" }, details: { type: "string" } },
+    required: ["error"],
+  },
+  MessageError: { type: "object", properties: { message: { type: "string" }, details: { type: "string" } }, required: ["message"] },
+};
+
+/**
+ * The OpenAPI 3.1 description of the given endpoints: the route table is the one source of the
+ * document. Schemas named with `named` (src/rest/docs.ts) are written once, under
+ * `components.schemas`, and referred to wherever they appear.
+ */
 export function openApiDocument(routes: readonly DocumentedEndpoint[]): OpenApiDocument {
+  const schemas = new NamedSchemas();
   const paths: OpenApiDocument["paths"] = {};
   for (const route of routes) {
     const path = route.path.replace(/:(\w+)/g, "{$1}");
-    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route) };
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route, schemas) };
   }
   return {
     openapi: "3.1.0",
@@ -67,10 +84,14 @@ export function openApiDocument(routes: readonly DocumentedEndpoint[]): OpenApiD
       version: "v1",
       description:
         "The /v1 REST surface. Every path runs a GraphQL operation of the schema served at /graphql " +
-        "(printed at /graphql/schema.graphql). Money is a JSON number here and an exact decimal string in GraphQL.",
+        "(printed at /graphql/schema.graphql). Money is a JSON number here and an exact decimal string in GraphQL. " +
+        "Codes (currencies, networks) are accepted in any case.",
     },
+    // Relative: the server that serves this document (its paths start with /v1).
+    servers: [{ url: "/", description: "this server" }],
     paths,
     components: {
+      schemas: { ...schemas.all(), ...ERROR_SCHEMAS },
       securitySchemes: {
         apiKey: { type: "apiKey", in: "header", name: "x-api-key", description: "A long-lived API key (`fpk_…`)." },
         clientAuth: {
@@ -91,7 +112,7 @@ export function openApiDocument(routes: readonly DocumentedEndpoint[]): OpenApiD
   };
 }
 
-function operation(route: DocumentedEndpoint): Operation {
+function operation(route: DocumentedEndpoint, schemas: NamedSchemas): Operation {
   const { docs } = route;
   const auth = docs.auth ?? "credentials";
   // The Idempotency-Key is per client: only writes with a client's credentials take part.
@@ -102,10 +123,10 @@ function operation(route: DocumentedEndpoint): Operation {
     ...(docs.description ? { description: docs.description } : {}),
     tags: [route.path.split("/")[2]],
     ...(auth === "credentials" ? {} : { security: SECURITY[auth] }),
-    parameters: [...pathParameters(route), ...queryParameters(route), ...(writes ? [IDEMPOTENCY_KEY] : [])],
-    ...(docs.body ? { requestBody: { required: true, content: json(docs.body) } } : {}),
+    parameters: [...pathParameters(route, schemas), ...queryParameters(route, schemas), ...(writes ? [IDEMPOTENCY_KEY] : [])],
+    ...(docs.body ? { requestBody: { required: true, content: json(schemas.render(docs.body), docs.example.body) } } : {}),
     responses: {
-      [String(route.status ?? 200)]: { description: "Success", content: json(docs.response) },
+      [String(route.status ?? 200)]: { description: "Success", content: json(schemas.render(docs.response), docs.example.response) },
       ...errorResponses(route, [
         ...COMMON_ERRORS,
         ...(auth === "public" ? [] : (["UNAUTHENTICATED"] as const)),
@@ -127,20 +148,21 @@ function operationId(route: DocumentedEndpoint): string {
   return [route.method.toLowerCase(), ...words.map((word) => word.charAt(0).toUpperCase() + word.slice(1))].join("");
 }
 
-function pathParameters(route: DocumentedEndpoint): Parameter[] {
-  return [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => ({
-    name,
-    in: "path",
-    required: true,
-    ...(route.docs.params?.[name] ? { description: route.docs.params[name] } : {}),
-    schema: { type: "string" },
-  }));
+function pathParameters(route: DocumentedEndpoint, schemas: NamedSchemas): Parameter[] {
+  return [...route.path.matchAll(/:(\w+)/g)].map(([, name]): Parameter => {
+    const documented = route.docs.params?.[name];
+    if (documented === undefined || typeof documented === "string") {
+      return { name, in: "path", required: true, ...(documented ? { description: documented } : {}), schema: { type: "string" } };
+    }
+    const { description, ...schema } = schemas.render(documented);
+    return { name, in: "path", required: true, ...(typeof description === "string" ? { description } : {}), schema };
+  });
 }
 
-function queryParameters(route: DocumentedEndpoint): Parameter[] {
+function queryParameters(route: DocumentedEndpoint, schemas: NamedSchemas): Parameter[] {
   const query = route.docs.query;
   if (!query) return [];
-  const schema = jsonSchema(query) as { properties: Record<string, JsonSchema>; required?: string[] };
+  const schema = schemas.render(query) as { properties: Record<string, JsonSchema>; required?: string[] };
   return Object.entries(schema.properties).map(([name, { description, ...property }]) => ({
     name,
     in: "query",
@@ -176,23 +198,39 @@ function errorResponses(route: DocumentedEndpoint, codes: readonly ErrorCode[]):
       String(status),
       {
         description: meanings.join("; "),
-        content: {
-          "application/json": {
-            schema: {
-              type: "object",
-              properties: { [field]: { type: "string" }, details: { type: "string" } },
-              required: [field],
-            },
-          },
-        },
+        content: { "application/json": { schema: { $ref: `#/components/schemas/${field === "message" ? "MessageError" : "Error"}` } } },
       },
     ]),
   );
 }
 
-const json = (schema: z.ZodType) => ({ "application/json": { schema: jsonSchema(schema) } });
+const json = (schema: JsonSchema, example: unknown): MediaType => ({
+  "application/json": { schema, ...(example === undefined ? {} : { example }) },
+});
 
-function jsonSchema(schema: z.ZodType): JsonSchema {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
-  return rest;
+/**
+ * Renders zod schemas as JSON Schema (as the request arrives: `io: "input"`, so a service's own input
+ * schema can be used as it is), keeping the named ones aside for `components.schemas`.
+ */
+class NamedSchemas {
+  private readonly named = new Map<string, JsonSchema>();
+
+  render(schema: z.ZodType): JsonSchema {
+    const { $schema: _dialect, $defs, ...rendered } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
+    for (const [name, definition] of Object.entries($defs ?? {})) {
+      const written = toComponentRefs(definition as JsonSchema);
+      const earlier = this.named.get(name);
+      if (earlier && JSON.stringify(earlier) !== JSON.stringify(written)) throw new Error(`Two different schemas are named ${name}`);
+      this.named.set(name, written);
+    }
+    return toComponentRefs(rendered);
+  }
+
+  all(): Record<string, JsonSchema> {
+    return Object.fromEntries([...this.named].sort(([a], [b]) => a.localeCompare(b)));
+  }
 }
+
+/** zod refers to a named schema as `#/$defs/Name`; the document keeps them under `#/components/schemas/`. */
+const toComponentRefs = (schema: JsonSchema): JsonSchema =>
+  JSON.parse(JSON.stringify(schema).replaceAll('"$ref":"#/$defs/', '"$ref":"#/components/schemas/'));

@@ -23,7 +23,7 @@ const Endpoint = builder.objectRef<EndpointView & { secret?: string }>("WebhookE
   fields: (t) => ({
     id: t.exposeID("id"),
     url: t.exposeString("url"),
-    events: t.exposeStringList("events", { description: "The event types sent there; empty: every type" }),
+    events: t.exposeStringList("events", { nullable: true, description: "The event types sent there; null: every type, those added later included" }),
     description: t.exposeString("description", { nullable: true }),
     enabled: t.exposeBoolean("enabled"),
     secret: t.string({
@@ -58,7 +58,7 @@ const QueuedDelivery = builder.objectRef<WebhookDelivery>("WebhookDelivery").imp
 const CreateWebhookEndpointInput = builder.inputType("CreateWebhookEndpointInput", {
   fields: (t) => ({
     url: t.string({ required: true, description: "https (http and loopback too while SANDBOX is on)" }),
-    events: t.stringList({ description: "Event types to send; omitted: every type" }),
+    events: t.stringList({ description: "Event types to send (at least one); omitted or null: every type" }),
     description: t.string(),
   }),
 });

@@ -20,12 +20,13 @@ export const EndpointInput = z.object({
   description: z.string({ error: "description must be text" }).trim().max(500, "description must be at most 500 characters").nullish(),
 });
 
-export type EndpointView = { id: string; url: string; events: string[]; description: string | null; enabled: boolean; createdAt: Date };
+/** `events` null: every event type, those added later included (stored as an empty list). */
+export type EndpointView = { id: string; url: string; events: string[] | null; description: string | null; enabled: boolean; createdAt: Date };
 
 const viewOf = (endpoint: WebhookEndpoint): EndpointView => ({
   id: endpoint.id,
   url: endpoint.url,
-  events: endpoint.eventTypes,
+  events: endpoint.eventTypes.length ? endpoint.eventTypes : null,
   description: endpoint.description,
   enabled: endpoint.enabled,
   createdAt: endpoint.createdAt,

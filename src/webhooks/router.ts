@@ -19,6 +19,14 @@ export const webhookEndpoint: DocumentedEndpoint = {
     body: PROVIDER_EVENT,
     response: z.object({ received: z.literal(true), duplicate: z.literal(true).optional() }),
     errors: ["NOT_FOUND", "PAYLOAD_TOO_LARGE"],
+    example: {
+      body: {
+        id: "evt_provider_000123",
+        type: "deposit.received",
+        data: { reference: "sbx_ngn_7c1e9a3f5b2d4e6a", accountNumber: "0123456789", amount: "50000.00", currency: "NGN", paymentReference: "SBX-PAY-000123" },
+      },
+      response: { received: true },
+    },
   },
 };
 

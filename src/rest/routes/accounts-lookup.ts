@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { graphql } from "../../graphql/typed.js";
+import { LOOKUP_CURRENCIES } from "../../accounts/balance-lookup-service.js";
 import { doc } from "../docs.js";
+import { examples } from "../examples.js";
 import { code, withNumbers, route } from "../route.js";
 import { VirtualAccount, VirtualAccountFields, virtualAccountBody } from "./virtual-accounts.js";
 
@@ -22,9 +24,10 @@ export const accountLookupRoutes = [
     }),
     docs: {
       summary: "The user's balance in a currency, with its virtual account when there is one",
-      params: { currency: "ngn, usd, gbp or eur", ...doc.userParam },
+      params: { currency: doc.oneOf(LOOKUP_CURRENCIES, "the balance's currency"), ...doc.userParam },
       response: z.object({ currency: z.string(), balance: doc.money, virtualAccount: VirtualAccount.nullable() }),
       errors: ["NOT_FOUND"],
+      example: { response: { currency: "NGN", balance: 50000, virtualAccount: examples.ngnAccount } },
     },
   }),
 ];

@@ -1,18 +1,19 @@
 import { z } from "zod";
 import { graphql, type ResultOf } from "../../graphql/typed.js";
-import { doc } from "../docs.js";
+import { doc, named } from "../docs.js";
+import { examples } from "../examples.js";
 import { route } from "../route.js";
 
 /** An API key as lists show it (also the `data.object` of API key events). */
 const ApiKeyFields = graphql(`fragment ApiKeyFields on ApiKey { id prefix createdAt lastUsedAt revokedAt }`);
 export const API_KEY_KEYS = ["id", "prefix", "createdAt", "lastUsedAt", "revokedAt"] as const satisfies readonly (keyof ResultOf<typeof ApiKeyFields>)[];
-const ApiKey = z.object({
+const ApiKey = named("ApiKey", z.object({
   id: doc.id,
   prefix: z.string().describe("the public part, shown in lists"),
   createdAt: doc.timestamp,
   lastUsedAt: doc.timestamp.nullable(),
   revokedAt: doc.timestamp.nullable().describe("null while the key is active"),
-});
+}));
 
 export const apiKeyRoutes = [
   route({
@@ -24,6 +25,9 @@ export const apiKeyRoutes = [
       summary: "Create an API key",
       description: "The full key is in this answer only; it is stored as a hash.",
       response: z.object({ id: doc.id, key: z.string().describe("send it as x-api-key"), prefix: z.string(), createdAt: doc.timestamp }),
+      example: {
+        response: { id: examples.apiKey.id, key: "fpk_0123456789ab.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ", prefix: examples.apiKey.prefix, createdAt: examples.at },
+      },
     },
   }),
   route({
@@ -31,7 +35,7 @@ export const apiKeyRoutes = [
     path: "/v1/api-keys",
     operation: graphql(`query { apiKeys { ...ApiKeyFields } }`, [ApiKeyFields]),
     result: (data) => data.apiKeys,
-    docs: { summary: "List the client's API keys", response: z.array(ApiKey) },
+    docs: { summary: "List the client's API keys", response: z.array(ApiKey), example: { response: [examples.apiKey] } },
   }),
   route({
     method: "DELETE",
@@ -45,6 +49,7 @@ export const apiKeyRoutes = [
       description: "It stops working at once; revoking twice is not an error.",
       params: { keyId: "id of the key" },
       response: z.object({ success: z.literal(true), apiKey: ApiKey }),
+      example: { response: { success: true, apiKey: { ...examples.apiKey, revokedAt: examples.later } } },
       errors: ["NOT_FOUND"],
     },
   }),

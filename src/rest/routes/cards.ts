@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { graphql, type ResultOf } from "../../graphql/typed.js";
-import { doc } from "../docs.js";
+import { doc, named } from "../docs.js";
+import { examples } from "../examples.js";
 import { integer, withNumbers, route } from "../route.js";
 
 const CREATE_CARD = graphql(`
@@ -9,7 +10,7 @@ const CREATE_CARD = graphql(`
 export const CardTransactionFields = graphql(`
   fragment CardTransactionFields on CardTransaction { id amount balance createdAt description status type }
 `);
-const Card = z.object({
+const Card = named("Card", z.object({
   id: doc.id,
   userId: doc.id,
   providerId: z.string().describe("identifier at the card issuer"),
@@ -18,8 +19,8 @@ const Card = z.object({
   cardExpiry: z.string().describe("MM/YY"),
   createdAt: doc.timestamp,
   updatedAt: doc.timestamp,
-});
-export const CardTransaction = z.object({
+}));
+export const CardTransaction = named("CardTransaction", z.object({
   id: doc.id,
   amount: doc.money,
   balance: doc.money.describe("balance after the transaction"),
@@ -27,7 +28,7 @@ export const CardTransaction = z.object({
   description: z.string().describe("merchant text"),
   status: z.string().describe("SETTLED"),
   type: z.string().describe("DEBIT"),
-});
+}));
 
 export const asContractTransaction = (t: ResultOf<typeof CardTransactionFields>) =>
   withNumbers(
@@ -51,6 +52,7 @@ export const cardRoutes = [
       params: { ...doc.userParam, page: "page number, from 1" },
       response: z.object({ page: z.int(), pages: z.int(), total: z.int(), transactions: z.array(CardTransaction) }),
       errors: ["NOT_FOUND"],
+      example: { response: { page: 1, pages: 1, total: 1, transactions: [examples.cardTransaction] } },
     },
   }),
   route({
@@ -65,6 +67,7 @@ export const cardRoutes = [
       params: doc.userParam,
       response: Card,
       errors: ["NOT_FOUND", "PROVIDER_ERROR"],
+      example: { response: examples.card },
     },
   }),
   route({
@@ -78,6 +81,7 @@ export const cardRoutes = [
       body: z.object({ userId: doc.id }),
       response: Card,
       errors: ["NOT_FOUND", "PROVIDER_ERROR"],
+      example: { body: { userId: examples.userId }, response: examples.card },
     },
   }),
 ];

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { graphql, type ResultOf } from "../../graphql/typed.js";
 import { ConversionRequest, Pair } from "../../conversion/service.js";
-import { doc } from "../docs.js";
+import { doc, named } from "../docs.js";
+import { examples } from "../examples.js";
 import { pickKeys } from "../pick-keys.js";
 import { code, withNumbers, route } from "../route.js";
 
@@ -11,6 +12,8 @@ const CONVERSION_KEYS = ["id", "userId", "from", "to", "amount", "rate", "fee", 
 
 /** A conversion as REST shows it, money as JSON numbers (also the `data.object` of conversion events). */
 export const conversionBody = (conversion: Record<string, unknown>) => withNumbers(pickKeys(conversion, CONVERSION_KEYS), MONEY);
+
+const QUOTE_ID = "0d1e2f3a-4b5c-4d6e-b7f8-a9b0c1d2e3f4";
 
 const terms = {
   from: z.string(),
@@ -33,7 +36,8 @@ export const conversionRoutes = [
     docs: {
       summary: "Quote a conversion, valid 30 s",
       query: Pair.safeExtend({ amount: z.string().describe("decimal amount in the source currency") }),
-      response: z.object({ id: doc.id, ...terms, expiresAt: doc.timestamp }),
+      response: named("ConversionQuote", z.object({ id: doc.id, ...terms, expiresAt: doc.timestamp })),
+      example: { response: { id: QUOTE_ID, ...examples.conversionTerms, expiresAt: examples.later } },
     },
   }),
   route({
@@ -46,9 +50,13 @@ export const conversionRoutes = [
     result: (data) => conversionBody(data.createConversion),
     docs: {
       summary: "Convert between the user's balances, at a quote's rate when quoteId is given",
-      body: z.object({ ...Pair.shape, ...ConversionRequest.shape, amount: doc.money }),
-      response: z.object({ id: doc.id, userId: doc.id, ...terms, quoteId: z.string().nullable(), createdAt: doc.timestamp }),
+      body: named("ConversionRequest", z.object({ ...Pair.shape, ...ConversionRequest.shape, amount: doc.money })),
+      response: named("Conversion", z.object({ id: doc.id, userId: doc.id, ...terms, quoteId: z.string().nullable(), createdAt: doc.timestamp })),
       errors: ["NOT_FOUND", "INSUFFICIENT_FUNDS"],
+      example: {
+        body: { userId: examples.userId, from: "USD", to: "EUR", amount: 10, quoteId: QUOTE_ID },
+        response: { id: "9c0d1e2f-3a4b-4c5d-a6e7-f8a9b0c1d2e3", userId: examples.userId, ...examples.conversionTerms, quoteId: QUOTE_ID, createdAt: examples.later },
+      },
     },
   }),
 ];

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { graphql, type ResultOf } from "../../graphql/typed.js";
-import { doc } from "../docs.js";
+import { doc, named } from "../docs.js";
+import { examples } from "../examples.js";
 import { pickKeys } from "../pick-keys.js";
 import { found, integer, withNumbers, route } from "../route.js";
 
@@ -12,7 +13,7 @@ export const DepositFields = graphql(`
   fragment DepositFields on Deposit { id userId eventId amount status currency createdAt updatedAt paymentReference tokenAddress transactionHash chainId }
 `);
 
-export const Deposit = z.object({
+export const Deposit = named("Deposit", z.object({
   id: doc.id,
   userId: doc.id,
   eventId: z.string().describe("the provider's event reference"),
@@ -25,7 +26,7 @@ export const Deposit = z.object({
   tokenAddress: z.string().optional().describe("on-chain deposits"),
   transactionHash: z.string().optional().describe("on-chain deposits"),
   chainId: z.int().optional().describe("on-chain deposits"),
-});
+}));
 
 /** The contract's deposit record: its fields in order, the optional ones only when set, the amount a JSON number. */
 export function depositBody(deposit: Record<string, unknown>) {
@@ -46,6 +47,7 @@ export const depositRoutes = [
       query: doc.pageQuery,
       response: z.array(Deposit),
       errors: ["NOT_FOUND"],
+      example: { response: [examples.deposit] },
     },
   }),
 ];

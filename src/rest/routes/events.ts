@@ -1,16 +1,17 @@
 import { z } from "zod";
 import { graphql } from "../../graphql/typed.js";
 import { EVENT_TYPES } from "../../events/types.js";
-import { doc } from "../docs.js";
+import { doc, named } from "../docs.js";
+import { examples } from "../examples.js";
 import { integer, route } from "../route.js";
 
 const EventFields = graphql(`fragment EventFields on Event { id type createdAt data }`);
-const Event = z.object({
+export const Event = named("Event", z.object({
   id: z.string().describe("evt_…, sortable in log order"),
   type: z.enum(EVENT_TYPES),
   createdAt: doc.timestamp,
   data: z.object({ object: z.record(z.string(), z.unknown()).describe("the resource as its REST path shows it") }),
-});
+}));
 
 export const eventRoutes = [
   route({
@@ -29,6 +30,7 @@ export const eventRoutes = [
         type: z.enum(EVENT_TYPES).optional().describe("only this type"),
       }),
       response: z.object({ data: z.array(Event), hasMore: z.boolean() }),
+      example: { response: { data: [examples.event], hasMore: false } },
     },
   }),
   route({
@@ -37,6 +39,6 @@ export const eventRoutes = [
     operation: graphql(`query ($id: ID!) { event(id: $id) { ...EventFields } }`, [EventFields]),
     variables: ({ params }) => ({ id: params.id }),
     result: (data) => data.event,
-    docs: { summary: "One event", params: { id: "the event's id" }, response: Event, errors: ["NOT_FOUND"] },
+    docs: { summary: "One event", params: { id: "the event's id" }, response: Event, errors: ["NOT_FOUND"], example: { response: examples.event } },
   }),
 ];

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { graphql, type ResultOf } from "../../graphql/typed.js";
-import { doc } from "../docs.js";
+import { doc, named } from "../docs.js";
+import { examples } from "../examples.js";
 import { found, integer, withNumbers, route } from "../route.js";
 
 const LedgerEntryFields = graphql(`
@@ -8,7 +9,7 @@ const LedgerEntryFields = graphql(`
 `);
 const MONEY = ["amount", "balanceBefore", "balanceAfter"] as const;
 
-const LedgerEntry = z.object({
+const LedgerEntry = named("LedgerEntry", z.object({
   id: doc.id,
   userId: doc.id,
   type: z.string().describe("DEPOSIT, CONVERSION, FEE, WITHDRAWAL, …"),
@@ -18,7 +19,7 @@ const LedgerEntry = z.object({
   balanceAfter: doc.money,
   referenceId: z.string().nullable(),
   createdAt: doc.timestamp,
-});
+}));
 
 const asContractEntry = (entry: ResultOf<typeof LedgerEntryFields>) => withNumbers(entry, MONEY);
 
@@ -35,6 +36,7 @@ export const ledgerRoutes = [
       query: doc.pageQuery,
       response: z.array(LedgerEntry),
       errors: ["NOT_FOUND"],
+      example: { response: [examples.ledgerEntry] },
     },
   }),
   route({
@@ -54,6 +56,7 @@ export const ledgerRoutes = [
         chains: z.array(z.object({ currency: z.string(), entries: z.int(), balance: doc.money, valid: z.boolean(), problems: z.array(z.string()) })),
       }),
       errors: ["NOT_FOUND"],
+      example: { response: { valid: true, chains: [{ currency: "NGN", entries: 1, balance: 50000, valid: true, problems: [] }] } },
     },
   }),
   route({
@@ -66,6 +69,7 @@ export const ledgerRoutes = [
       summary: "Ledger entries of all the client's users, newest first",
       query: doc.pageQuery,
       response: z.object({ page: z.int(), pages: z.int(), total: z.int(), transactions: z.array(LedgerEntry) }),
+      example: { response: { page: 1, pages: 1, total: 1, transactions: [examples.ledgerEntry] } },
     },
   }),
 ];

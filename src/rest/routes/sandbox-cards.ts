@@ -1,6 +1,7 @@
 import { graphql } from "../../graphql/typed.js";
 import { CardSpend } from "../../cards/spending.js";
-import { withAmount } from "../docs.js";
+import { named, withAmount } from "../docs.js";
+import { examples } from "../examples.js";
 import { route } from "../route.js";
 import { CardTransaction, CardTransactionFields, asContractTransaction } from "./cards.js";
 
@@ -15,8 +16,9 @@ export const sandboxCardRoutes = [
     result: (data) => asContractTransaction(data.simulateCardTransaction),
     docs: {
       summary: "Sandbox: a card payment, debited from the user's USD balance",
-      body: withAmount(CardSpend),
+      body: named("CardSpendRequest", withAmount(CardSpend)),
       response: CardTransaction,
+      example: { body: { userId: examples.userId, amount: 3.5, description: "Coffee" }, response: examples.cardTransaction },
       errors: ["NOT_FOUND", "INSUFFICIENT_FUNDS"],
     },
   }),

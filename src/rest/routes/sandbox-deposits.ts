@@ -1,6 +1,7 @@
 import { graphql } from "../../graphql/typed.js";
 import { SimulateDeposit } from "../../sandbox/deposits.js";
-import { doc, withAmount } from "../docs.js";
+import { doc, named, withAmount } from "../docs.js";
+import { examples } from "../examples.js";
 import { code, route } from "../route.js";
 import { Deposit, DepositFields, depositBody } from "./deposits.js";
 
@@ -17,9 +18,10 @@ export const sandboxDepositRoutes = [
     docs: {
       summary: "Sandbox: a deposit arrives (PENDING; it settles by itself after SANDBOX_SETTLE_MS)",
       description: "A fiat currency needs the user's virtual account in it; a token (USDC, …) arrives on `chainId`.",
-      body: withAmount(SimulateDeposit),
+      body: named("SimulateDepositRequest", withAmount(SimulateDeposit)),
       response: Deposit,
       errors: ["NOT_FOUND"],
+      example: { body: { userId: examples.userId, currency: "NGN", amount: 50000 }, response: examples.deposit },
     },
   }),
   route({
@@ -33,6 +35,7 @@ export const sandboxDepositRoutes = [
       params: DEPOSIT_ID,
       response: Deposit,
       errors: ["NOT_FOUND", "CONFLICT"],
+      example: { response: { ...examples.deposit, status: "COMPLETED", updatedAt: examples.later } },
     },
   }),
   route({
@@ -47,6 +50,7 @@ export const sandboxDepositRoutes = [
       body: doc.sandboxFailure,
       response: Deposit,
       errors: ["NOT_FOUND", "CONFLICT"],
+      example: { body: { reason: "sender recalled the payment" }, response: { ...examples.deposit, status: "FAILED", updatedAt: examples.later } },
     },
   }),
 ];

@@ -1,20 +1,23 @@
 import { z } from "zod";
 import { graphql, type ResultOf } from "../../graphql/typed.js";
-import { doc } from "../docs.js";
+import { NETWORK_NAMES } from "../../providers/chains.js";
+import { doc, named } from "../docs.js";
+import { examples } from "../examples.js";
 import { code, found, withNumbers, route } from "../route.js";
 
 const UsdcAccountFields = graphql(`fragment UsdcAccountFields on UsdcAccount { id userId chain chainId address tokenAddress balance createdAt }`);
 
-const UsdcAccount = z.object({
+const UsdcAccount = named("UsdcAccount", z.object({
   id: doc.id,
   userId: doc.id,
-  chain: z.string().describe("ETHEREUM, POLYGON, BASE, ARBITRUM or OPTIMISM"),
+  chain: z.enum(NETWORK_NAMES),
   chainId: z.int(),
   address: z.string().describe("0x deposit address"),
   tokenAddress: z.string().describe("the USDC contract on that chain"),
   balance: doc.money,
   createdAt: doc.timestamp,
-});
+}));
+const network = doc.oneOf(NETWORK_NAMES, "the chain");
 
 const asContractAccount = (account: ResultOf<typeof UsdcAccountFields>) => withNumbers(account, ["balance"]);
 
@@ -25,7 +28,13 @@ export const usdcAccountRoutes = [
     operation: graphql(`query ($userId: ID!) { usdcAccounts(userId: $userId) { ...UsdcAccountFields } }`, [UsdcAccountFields]),
     variables: ({ params }) => ({ userId: params.userId }),
     result: (data) => data.usdcAccounts.map(asContractAccount),
-    docs: { summary: "The user's USDC accounts, one per chain", params: doc.userParam, response: z.array(UsdcAccount), errors: ["NOT_FOUND"] },
+    docs: {
+      summary: "The user's USDC accounts, one per chain",
+      params: doc.userParam,
+      response: z.array(UsdcAccount),
+      errors: ["NOT_FOUND"],
+      example: { response: [examples.usdcAccount] },
+    },
   }),
   route({
     method: "GET",
@@ -35,9 +44,10 @@ export const usdcAccountRoutes = [
     result: (data) => asContractAccount(found(data.usdcAccount)),
     docs: {
       summary: "The user's USDC account on one chain",
-      params: { ...doc.userParam, chain: "chain type, such as ETHEREUM" },
+      params: { ...doc.userParam, chain: network },
       response: UsdcAccount,
       errors: ["NOT_FOUND"],
+      example: { response: examples.usdcAccount },
     },
   }),
   route({
@@ -51,9 +61,10 @@ export const usdcAccountRoutes = [
     docs: {
       summary: "Open a USDC account for the user on a chain (or return the existing one)",
       params: doc.userParam,
-      body: z.object({ chainType: z.string().describe("ETHEREUM, POLYGON, BASE, ARBITRUM or OPTIMISM") }),
+      body: z.object({ chainType: network }),
       response: UsdcAccount,
       errors: ["NOT_FOUND"],
+      example: { body: { chainType: "BASE" }, response: examples.usdcAccount },
     },
   }),
 ];

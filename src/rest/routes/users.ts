@@ -1,13 +1,14 @@
 import { z } from "zod";
 import { graphql, type ResultOf } from "../../graphql/typed.js";
 import { CreateUser } from "../../users/service.js";
-import { doc } from "../docs.js";
+import { doc, named } from "../docs.js";
+import { examples } from "../examples.js";
 import { integer, route } from "../route.js";
 
 /** The contract's user record, in its order (also the `data.object` of user events). */
 const UserFields = graphql(`fragment UserFields on User { id createdAt updatedAt firstName lastName phoneNumber email clientId }`);
 export const USER_KEYS = ["id", "createdAt", "updatedAt", "firstName", "lastName", "phoneNumber", "email", "clientId"] as const satisfies readonly (keyof ResultOf<typeof UserFields>)[];
-const User = z.object({
+const User = named("User", z.object({
   id: doc.id,
   createdAt: doc.timestamp,
   updatedAt: doc.timestamp,
@@ -16,7 +17,7 @@ const User = z.object({
   phoneNumber: z.string().describe("E.164"),
   email: z.string(),
   clientId: doc.id,
-});
+}));
 
 export const userRoutes = [
   route({
@@ -31,8 +32,9 @@ export const userRoutes = [
     docs: {
       summary: "Register an end user",
       description: "A second user with the same e-mail under the client is a 400. `dob` (YYYY-MM-DD) is kept, not returned.",
-      body: CreateUser,
+      body: named("CreateUserRequest", CreateUser),
       response: User,
+      example: { body: examples.newUser, response: examples.user },
     },
   }),
   route({
@@ -41,7 +43,7 @@ export const userRoutes = [
     operation: graphql(`query ($page: Int, $limit: Int) { users(page: $page, limit: $limit) { ...UserFields } }`, [UserFields]),
     variables: ({ query }) => ({ page: integer(query.page), limit: integer(query.limit) }),
     result: (data) => data.users,
-    docs: { summary: "List the client's users (default 10 per page)", query: doc.pageQuery, response: z.array(User) },
+    docs: { summary: "List the client's users (default 10 per page)", query: doc.pageQuery, response: z.array(User), example: { response: [examples.user] } },
   }),
   route({
     method: "GET",
@@ -49,6 +51,6 @@ export const userRoutes = [
     operation: graphql(`query ($id: ID!) { user(id: $id) { ...UserFields } }`, [UserFields]),
     variables: ({ params }) => ({ id: params.userId }),
     result: (data) => data.user,
-    docs: { summary: "Get a user", params: doc.userParam, response: User, errors: ["NOT_FOUND"] },
+    docs: { summary: "Get a user", params: doc.userParam, response: User, errors: ["NOT_FOUND"], example: { response: examples.user } },
   }),
 ];

@@ -2,7 +2,9 @@ import { pickKeys } from "../pick-keys.js";
 import { z } from "zod";
 import { graphql, type ResultOf } from "../../graphql/typed.js";
 import { CreateVirtualAccount } from "../../accounts/virtual-account-service.js";
-import { doc } from "../docs.js";
+import { VIRTUAL_ACCOUNT_CURRENCIES } from "../../accounts/virtual-account-currencies.js";
+import { doc, named } from "../docs.js";
+import { examples } from "../examples.js";
 import { code, route } from "../route.js";
 
 const COMMON = ["id", "userId", "currency", "createdAt", "destinationAsset", "destinationNetwork", "destinationAddress"] as const;
@@ -20,8 +22,8 @@ const common = {
 };
 /** The two shapes of the contract: NGN, and the bank shape of USD, EUR, MXN, BRL. */
 export const VirtualAccount = z.union([
-  z.object({ ...common, accountName: z.string(), accountNumber: z.string(), bankName: z.string(), bankCode: z.string() }),
-  z.object({
+  named("NgnVirtualAccount", z.object({ ...common, accountName: z.string(), accountNumber: z.string(), bankName: z.string(), bankCode: z.string() })),
+  named("BankVirtualAccount", z.object({
     ...common,
     bankName: z.string(),
     accountNumber: z.string(),
@@ -29,7 +31,7 @@ export const VirtualAccount = z.union([
     accountHolderName: z.string(),
     accountHolderType: z.string().describe("individual"),
     bankAddress: z.string(),
-  }),
+  })),
 ]);
 
 /** Every field of both shapes; the body keeps those of the account's currency. */
@@ -63,10 +65,11 @@ export const virtualAccountRoutes = [
     docs: {
       summary: "Open a virtual bank account whose deposits are converted and forwarded on-chain",
       description: "Fiat that arrives is converted at once to `destinationAsset` and sent to the address (default: the user's wallet).",
-      params: { currency: "NGN, USD, EUR, MXN or BRL, any case" },
-      body: CreateVirtualAccount,
+      params: { currency: doc.oneOf(VIRTUAL_ACCOUNT_CURRENCIES, "the account's currency") },
+      body: named("CreateVirtualAccountRequest", CreateVirtualAccount),
       response: VirtualAccount,
       errors: ["NOT_FOUND", "PROVIDER_ERROR"],
+      example: { body: { userId: examples.userId }, response: examples.ngnAccount },
     },
   }),
 ];

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { graphql } from "../../graphql/typed.js";
-import { doc } from "../docs.js";
+import { doc, named } from "../docs.js";
+import { examples } from "../examples.js";
 import { route } from "../route.js";
 
 const WalletFields = graphql(`fragment WalletFields on Wallet { id userId clientId walletId addressId address blockchain createdAt updatedAt }`);
-const Wallet = z.object({
+const Wallet = named("Wallet", z.object({
   id: doc.id,
   userId: doc.id,
   clientId: doc.id,
@@ -14,7 +15,7 @@ const Wallet = z.object({
   blockchain: z.string(),
   createdAt: doc.timestamp,
   updatedAt: doc.timestamp,
-});
+}));
 
 export const walletRoutes = [
   route({
@@ -28,6 +29,7 @@ export const walletRoutes = [
       body: z.object({ userId: doc.id }),
       response: Wallet,
       errors: ["NOT_FOUND", "PROVIDER_ERROR"],
+      example: { body: { userId: examples.userId }, response: examples.wallet },
     },
   }),
   route({
@@ -36,6 +38,6 @@ export const walletRoutes = [
     operation: graphql(`query ($userId: ID!) { wallet(userId: $userId) { ...WalletFields } }`, [WalletFields]),
     variables: ({ params }) => ({ userId: params.userId }),
     result: (data) => data.wallet,
-    docs: { summary: "Get the user's wallet", params: doc.userParam, response: Wallet, errors: ["NOT_FOUND"] },
+    docs: { summary: "Get the user's wallet", params: doc.userParam, response: Wallet, errors: ["NOT_FOUND"], example: { response: examples.wallet } },
   }),
 ];

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { graphql } from "../../graphql/typed.js";
 import { EVENT_TYPES } from "../../events/types.js";
 import { EndpointInput } from "../../webhook-endpoints/service.js";
-import { doc } from "../docs.js";
+import { doc, named } from "../docs.js";
+import { examples } from "../examples.js";
 import { pickKeys } from "../pick-keys.js";
 import { found, integer, route } from "../route.js";
 
@@ -14,16 +15,17 @@ const AttemptFields = graphql(`
 /** The endpoint with its secret, in the order of the answer to a creation. */
 const withSecret = (endpoint: Record<string, unknown>) => pickKeys(endpoint, ["id", "url", "events", "description", "enabled", "secret", "createdAt"]);
 
-const Endpoint = z.object({
+const Endpoint = named("WebhookEndpoint", z.object({
   id: doc.id,
   url: z.string(),
-  events: z.array(z.enum(EVENT_TYPES)).describe("the types it receives"),
+  events: z.array(z.enum(EVENT_TYPES)).nullable().describe("the types it receives; null: every type, those added later included"),
   description: z.string().nullable(),
   enabled: z.boolean(),
   createdAt: doc.timestamp,
-});
-const EndpointWithSecret = Endpoint.extend({ secret: z.string().describe("whsec_…: shown only in this answer") });
-const Attempt = z.object({
+}));
+const EndpointWithSecret = named("WebhookEndpointWithSecret", Endpoint.extend({ secret: z.string().describe("whsec_…: shown only in this answer") }));
+const withSecretExample = { ...examples.webhookEndpoint, secret: examples.webhookSecret };
+const Attempt = named("WebhookDeliveryAttempt", z.object({
   id: doc.id,
   eventId: z.string(),
   attempt: z.int(),
@@ -33,7 +35,7 @@ const Attempt = z.object({
   durationMs: z.int(),
   createdAt: doc.timestamp,
   nextAttemptAt: doc.timestamp.nullable(),
-});
+}));
 const endpointParam = { id: "the endpoint's id (UUID)" };
 
 export const webhookEndpointRoutes = [
@@ -44,14 +46,31 @@ export const webhookEndpointRoutes = [
     variables: ({ body }) => ({ input: { url: body.url, events: body.events, description: body.description } }),
     result: (data) => withSecret(data.createWebhookEndpoint),
     status: 201,
-    docs: { summary: "Register a webhook endpoint (all event types when events is omitted)", body: EndpointInput, response: EndpointWithSecret },
+    docs: {
+      summary: "Register a webhook endpoint (all event types when events is omitted)",
+      body: named(
+        "CreateWebhookEndpointRequest",
+        EndpointInput.extend({
+          events: z.array(z.enum(EVENT_TYPES)).min(1).max(50).nullish().describe("the types to send; omitted or null: every type, those added later included"),
+        }),
+      ),
+      response: EndpointWithSecret,
+      example: {
+        body: { url: examples.webhookEndpoint.url, events: examples.webhookEndpoint.events, description: examples.webhookEndpoint.description },
+        response: withSecretExample,
+      },
+    },
   }),
   route({
     method: "GET",
     path: "/v1/webhook-endpoints",
     operation: graphql(`query { webhookEndpoints { ...EndpointFields } }`, [EndpointFields]),
     result: (data) => ({ data: data.webhookEndpoints }),
-    docs: { summary: "List the client's webhook endpoints (no secrets)", response: z.object({ data: z.array(Endpoint) }) },
+    docs: {
+      summary: "List the client's webhook endpoints (no secrets)",
+      response: z.object({ data: z.array(Endpoint) }),
+      example: { response: { data: [examples.webhookEndpoint] } },
+    },
   }),
   route({
     method: "GET",
@@ -59,7 +78,7 @@ export const webhookEndpointRoutes = [
     operation: graphql(`query ($id: ID!) { webhookEndpoint(id: $id) { ...EndpointFields } }`, [EndpointFields]),
     variables: ({ params }) => ({ id: params.id }),
     result: (data) => data.webhookEndpoint,
-    docs: { summary: "One webhook endpoint (no secret)", params: endpointParam, response: Endpoint, errors: ["NOT_FOUND"] },
+    docs: { summary: "One webhook endpoint (no secret)", params: endpointParam, response: Endpoint, errors: ["NOT_FOUND"], example: { response: examples.webhookEndpoint } },
   }),
   route({
     method: "DELETE",
@@ -67,7 +86,10 @@ export const webhookEndpointRoutes = [
     operation: graphql(`mutation ($id: ID!) { deleteWebhookEndpoint(id: $id) { id deleted } }`),
     variables: ({ params }) => ({ id: params.id }),
     result: (data) => data.deleteWebhookEndpoint,
-    docs: { summary: "Delete a webhook endpoint", params: endpointParam, response: z.object({ id: doc.id, deleted: z.literal(true) }), errors: ["NOT_FOUND"] },
+    docs: { summary: "Delete a webhook endpoint", params: endpointParam, response: z.object({ id: doc.id, deleted: z.literal(true) }),
+      errors: ["NOT_FOUND"],
+      example: { response: { id: examples.webhookEndpoint.id, deleted: true } },
+    },
   }),
   route({
     method: "POST",
@@ -81,6 +103,7 @@ export const webhookEndpointRoutes = [
       params: endpointParam,
       response: EndpointWithSecret,
       errors: ["NOT_FOUND"],
+      example: { response: { ...withSecretExample, secret: "whsec_Q2hhbmdlZCBzZWNyZXQgZm9yIHJvdGF0aW9u" } },
     },
   }),
   route({
@@ -95,6 +118,7 @@ export const webhookEndpointRoutes = [
       query: z.object({ limit: z.int().min(1).max(100).optional().describe("default 20") }),
       response: z.object({ data: z.array(Attempt) }),
       errors: ["NOT_FOUND"],
+      example: { response: { data: [examples.deliveryAttempt] } },
     },
   }),
   route({
@@ -110,6 +134,10 @@ export const webhookEndpointRoutes = [
       body: z.object({ endpointId: doc.id.optional() }),
       response: z.object({ data: z.array(z.object({ id: doc.id, eventId: z.string(), endpointId: doc.id, nextAttemptAt: doc.timestamp })) }),
       errors: ["NOT_FOUND"],
+      example: {
+        body: { endpointId: examples.webhookEndpoint.id },
+        response: { data: [{ id: examples.deliveryAttempt.id, eventId: examples.event.id, endpointId: examples.webhookEndpoint.id, nextAttemptAt: examples.later }] },
+      },
     },
   }),
 ];

@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { graphql, type ResultOf } from "../../graphql/typed.js";
-import { BankWithdrawal, NgnWithdrawal, UsdcWithdrawal } from "../../withdrawals/validation.js";
-import { doc, withAmount } from "../docs.js";
+import { BANK_CURRENCIES, BankWithdrawal, NgnWithdrawal, UsdcWithdrawal } from "../../withdrawals/validation.js";
+import { NETWORK_NAMES } from "../../providers/chains.js";
+import { doc, named, withAmount } from "../docs.js";
+import { examples } from "../examples.js";
 import { pickKeys } from "../pick-keys.js";
 import { code, found, integer, withNumbers, route } from "../route.js";
 
@@ -10,7 +12,7 @@ const WithdrawalFields = graphql(`
   fragment WithdrawalFields on Withdrawal { reference userId type currency amount fee status destination failureReason createdAt updatedAt }
 `);
 
-const Withdrawal = z.object({
+const Withdrawal = named("Withdrawal", z.object({
   reference: z.string(),
   userId: doc.id,
   type: z.string().describe("BANK, NGN_BANK or USDC"),
@@ -22,7 +24,8 @@ const Withdrawal = z.object({
   failureReason: z.string().nullable(),
   createdAt: doc.timestamp,
   updatedAt: doc.timestamp,
-});
+}));
+const HOLDER = { userId: examples.userId, firstName: "Ada", lastName: "Lovelace", dob: "1990-05-17" };
 const REFERENCE = { reference: "the withdrawal's reference" };
 
 /** The withdrawal record of §6, money as JSON numbers. */
@@ -43,6 +46,12 @@ export const withdrawalRoutes = [
     docs: {
       summary: "Currencies of bank withdrawals",
       response: z.object({ supportedCurrencies: z.array(z.string()), description: z.record(z.string(), z.string()) }),
+      example: {
+        response: {
+          supportedCurrencies: ["USD", "EUR", "MXN", "BRL"],
+          description: { USD: "US Dollar", EUR: "Euro", MXN: "Mexican Peso", BRL: "Brazilian Real" },
+        },
+      },
     },
   }),
   route({
@@ -72,8 +81,8 @@ export const withdrawalRoutes = [
     docs: {
       summary: "Withdraw to the user's own bank account",
       description: "The holder's names and date of birth must match the user. Bank details are checked per currency (ABA, IBAN/BIC, CLABE, BRL bank-branch).",
-      params: { currency: "USD, EUR, MXN or BRL, any case" },
-      body: withAmount(BankWithdrawal),
+      params: { currency: doc.oneOf(BANK_CURRENCIES, "the account's currency") },
+      body: named("BankWithdrawalRequest", withAmount(BankWithdrawal)),
       response: z.object({
         success: z.boolean(),
         message: z.string(),
@@ -83,6 +92,10 @@ export const withdrawalRoutes = [
         status: z.string(),
       }),
       errors: ["NOT_FOUND", "INSUFFICIENT_FUNDS"],
+      example: {
+        body: { ...HOLDER, amount: 25, bankAccount: { account: "000123456789", routing: "021000021", type: "checking" } },
+        response: { success: true, message: "USD withdrawal initiated", currency: "USD", amount: 25, reference: examples.withdrawal.reference, status: "PENDING" },
+      },
     },
   }),
   route({
@@ -104,9 +117,13 @@ export const withdrawalRoutes = [
     errors: LEGACY_FUNDS_ERROR,
     docs: {
       summary: "Withdraw NGN to a Nigerian bank account (NUBAN)",
-      body: withAmount(NgnWithdrawal),
+      body: named("NgnWithdrawalRequest", withAmount(NgnWithdrawal)),
       response: Withdrawal,
       errors: ["NOT_FOUND", "INSUFFICIENT_FUNDS"],
+      example: {
+        body: { userId: examples.userId, amount: 20000, accountNumber: "0123456789", bankCode: "058", accountName: "Ada Lovelace", narration: "rent" },
+        response: examples.withdrawal,
+      },
     },
   }),
   route({
@@ -120,9 +137,13 @@ export const withdrawalRoutes = [
     errors: LEGACY_FUNDS_ERROR,
     docs: {
       summary: "Withdraw USDC on-chain",
-      body: withAmount(UsdcWithdrawal),
+      body: named("UsdcWithdrawalRequest", withAmount(UsdcWithdrawal).extend({ network: doc.oneOf(NETWORK_NAMES, "the chain; must agree with chainId") })),
       response: Withdrawal,
       errors: ["NOT_FOUND", "INSUFFICIENT_FUNDS"],
+      example: {
+        body: { userId: examples.userId, amount: 15, walletAddress: "0x71C7656EC7ab88b098defB751B7401B5f6d8976F", network: "BASE", chainId: 8453 },
+        response: { ...examples.withdrawal, type: "USDC", currency: "USDC", amount: 15, destination: "0x71C7…976F" },
+      },
     },
   }),
   route({
@@ -137,6 +158,7 @@ export const withdrawalRoutes = [
       query: doc.pageQuery,
       response: z.array(Withdrawal),
       errors: ["NOT_FOUND"],
+      example: { response: [examples.withdrawal] },
     },
   }),
   route({
@@ -145,7 +167,7 @@ export const withdrawalRoutes = [
     operation: graphql(`query ($reference: ID!) { withdrawal(reference: $reference) { ...WithdrawalFields } }`, [WithdrawalFields]),
     variables: ({ params }) => ({ reference: params.reference }),
     result: (data) => withdrawalBody(found(data.withdrawal)),
-    docs: { summary: "A withdrawal's status", params: REFERENCE, response: Withdrawal, errors: ["NOT_FOUND"] },
+    docs: { summary: "A withdrawal's status", params: REFERENCE, response: Withdrawal, errors: ["NOT_FOUND"], example: { response: examples.withdrawal } },
   }),
 ];
 
@@ -156,7 +178,13 @@ export const sandboxWithdrawalRoutes = [
     operation: graphql(`mutation ($reference: ID!) { completeWithdrawal(reference: $reference) { ...WithdrawalFields } }`, [WithdrawalFields]),
     variables: ({ params }) => ({ reference: params.reference }),
     result: (data) => withdrawalBody(data.completeWithdrawal),
-    docs: { summary: "Sandbox: the payout succeeds", params: REFERENCE, response: Withdrawal, errors: ["NOT_FOUND", "CONFLICT"] },
+    docs: {
+      summary: "Sandbox: the payout succeeds",
+      params: REFERENCE,
+      response: Withdrawal,
+      errors: ["NOT_FOUND", "CONFLICT"],
+      example: { response: { ...examples.withdrawal, status: "COMPLETED" } },
+    },
   }),
   route({
     method: "POST",
@@ -170,6 +198,7 @@ export const sandboxWithdrawalRoutes = [
       body: doc.sandboxFailure,
       response: Withdrawal,
       errors: ["NOT_FOUND", "CONFLICT"],
+      example: { body: { reason: "account closed" }, response: { ...examples.withdrawal, status: "FAILED", failureReason: "account closed" } },
     },
   }),
 ];
