@@ -52,6 +52,8 @@ export function graphqlOverHttp({ yoga, logger, rateLimits, graphiql }: GraphqlO
       res.setHeader("Accept", answers[req.method].join(", "));
       return void res.status(406).end();
     }
+    // The GraphiQL page (a browser's GET): yoga's, query or not.
+    if (accepted === GRAPHIQL_PAGE) return toYoga(req, res);
     const answerAs: JsonAnswer = isJsonAnswer(accepted) ? accepted : "application/json";
     let params: GraphQLParams;
     try {
