@@ -7,6 +7,7 @@ import { lockDataDir, type LockHolder } from "./embedded-lock.js";
 import { applyMigrations, type SqlSession } from "./migrate.js";
 import { makePrivateDir, tightenDataDir } from "./private-dir.js";
 import { pgliteSql, poolSql, type SqlDatabase } from "./sql.js";
+import { unitAwarePrisma, unitAwareSql } from "./unit-of-work.js";
 
 export type Database = {
   prisma: PrismaClient;
@@ -46,8 +47,8 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   }
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
-    prisma,
-    sql: poolSql(pool),
+    prisma: unitAwarePrisma(prisma),
+    sql: unitAwareSql(poolSql(pool)),
     pool,
     ping: () => pool.query("SELECT 1").then(() => true, () => false),
     async close() {
@@ -78,9 +79,9 @@ async function openEmbedded(dir: string, options: DatabaseOptions): Promise<Data
     // The adapter targets an older driver-adapter interface revision; it is runtime-compatible.
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) as unknown as PrismaPg });
     return {
-      prisma,
+      prisma: unitAwarePrisma(prisma),
       lockedDataDir: onDisk ? dataDir : undefined,
-      sql: pgliteSql(db),
+      sql: unitAwareSql(pgliteSql(db)),
       ping: () => db.query("SELECT 1").then(() => true, () => false),
       async close() {
         await prisma.$disconnect();
