@@ -40,6 +40,13 @@ const EnvSchema = z.object({
   WS_MAX_OPERATIONS_PER_CONNECTION: z.coerce.number().int().min(1).default(20),
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   WEBHOOK_DELIVERY: booleanFlag.default(true),
+  /** A 2xx within this long is a successful webhook send. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /**
+   * A send's lease lasts the time-out plus this margin; a send cut off by a crash is retried once
+   * the lease has run out. Long enough to cover claiming and recording on a loaded database.
+   */
+  WEBHOOK_LEASE_MARGIN_MS: z.coerce.number().int().min(500).max(600_000).default(50_000),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .default("5s,5m,30m,2h,5h,10h,10h")
@@ -94,6 +101,8 @@ export type Config = {
   webhookDelivery: boolean;
   /** Delays before each retry of an outbound webhook delivery, in milliseconds. */
   webhookRetryScheduleMs: number[];
+  webhookTimeoutMs: number;
+  webhookLeaseMarginMs: number;
 };
 
 export class ConfigError extends Error {}
@@ -179,5 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: e.METRICS_TOKEN,
     webhookDelivery: e.WEBHOOK_DELIVERY,
     webhookRetryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE,
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    webhookLeaseMarginMs: e.WEBHOOK_LEASE_MARGIN_MS,
   };
 }

@@ -94,7 +94,8 @@ function webhookServices(deps: ServiceDeps) {
     logger: deps.logger,
     encryptionKey: deps.config.encryptionKey,
     retryScheduleMs: deps.config.webhookRetryScheduleMs,
-    timeoutMs: deps.webhookTimeoutMs ?? 10_000,
+    timeoutMs: deps.webhookTimeoutMs ?? deps.config.webhookTimeoutMs,
+    leaseMarginMs: deps.config.webhookLeaseMarginMs,
     strictUrls,
   });
   const webhookEndpoints = new WebhookEndpointService({
