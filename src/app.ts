@@ -101,7 +101,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     introspection: config.introspection,
     rateLimits,
     streams,
-    idempotency: new IdempotencyRecords({ prisma: db.prisma, encryptionKey: config.encryptionKey }),
+    idempotency: new IdempotencyRecords({ prisma: db.prisma, encryptionKey: config.encryptionKey, retentionMs: config.retention.ageMs.idempotency }),
     metrics,
     validatedDocuments,
   });
@@ -175,6 +175,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
           url = `http://${host}:${port}`;
           if (config.sandbox) settler = startDepositSettler({ deposits: services.deposits, sandbox: services.sandboxDeposits, logger });
           if (config.webhookDelivery) services.deliveryWorker.start();
+          if (config.retention.enabled) services.retention.start();
           resolve(url);
         });
       });
@@ -191,6 +192,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
       services.credentialWatch.close();
       await services.credentials.close();
       await services.deliveryWorker.stop();
+      await services.retention.stop();
       mailer.close();
       redis?.disconnect();
       await bus.close();

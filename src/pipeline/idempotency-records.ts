@@ -5,9 +5,6 @@ import { AppError } from "../errors.js";
 import { ApiError, type ApiErrorExtensions } from "../graphql/errors.js";
 import { decrypt, encrypt } from "../providers/encryption.js";
 
-/** How long a key and its answer are kept (the retention job deletes them after). */
-export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60_000;
-
 /** What is kept of an execution result: its data, and its errors as callers saw them. */
 type StoredResult = {
   data?: Record<string, unknown> | null;
@@ -29,7 +26,7 @@ const TRY_LOCK = "SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS l
 const WROTE = "SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS wrote";
 
 /**
- * Idempotency records, per client and key, kept 24 hours. A keyed request runs as one unit of work
+ * Idempotency records, per client and key, kept 24 hours (by default). A keyed request runs as one unit of work
  * (src/db/unit-of-work.ts): its effects and its record, whose result is stored encrypted (results can
  * hold secrets shown once: a new API key, a card number), commit in one transaction. A crash at any
  * point before that commit leaves nothing behind, so the retry runs the request exactly once; after
@@ -38,7 +35,8 @@ const WROTE = "SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS wrote";
  * first request is really running.
  */
 export class IdempotencyRecords {
-  constructor(private readonly deps: { prisma: PrismaClient; encryptionKey: Buffer }) {}
+  /** `retentionMs`: how long a key and its answer are kept (RETENTION_IDEMPOTENCY_HOURS; the retention job deletes them after). */
+  constructor(private readonly deps: { prisma: PrismaClient; encryptionKey: Buffer; retentionMs: number }) {}
 
   /**
    * Runs `execute` once for this key and keeps its result, unless the request was refused before it
@@ -90,7 +88,7 @@ export class IdempotencyRecords {
         extensions: error.extensions as ApiErrorExtensions,
       })),
     };
-    const record = { requestHash, state: "COMPLETED", result: encrypt(this.deps.encryptionKey, JSON.stringify(stored)), createdAt: new Date(), expiresAt: new Date(Date.now() + IDEMPOTENCY_RETENTION_MS) };
+    const record = { requestHash, state: "COMPLETED", result: encrypt(this.deps.encryptionKey, JSON.stringify(stored)), createdAt: new Date(), expiresAt: new Date(Date.now() + this.deps.retentionMs) };
     // An expired record of the key may still be there (the retention job deletes it later): replaced.
     await this.deps.prisma.idempotencyRecord.upsert({ where: { clientId_key: { clientId, key } }, create: { clientId, key, ...record }, update: record });
   }
