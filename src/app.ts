@@ -61,7 +61,9 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     embeddedDir: embeddedDir ?? embeddedDataDir(config.dataDir),
     logger,
   });
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : undefined;
+  // Commands fail at once while Redis is unreachable (no queue to wait in): the rate limits then count in memory.
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: false }) : undefined;
+  redis?.on("error", (err) => logger.warn({ err }, "rate-limit redis connection failed"));
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
   const masterKey = loadOrCreateMasterKey({
     configured: config.custodianMasterKey,
@@ -96,7 +98,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     introspection: config.introspection,
     rateLimits,
     streams,
-    idempotency: new IdempotencyRecords({ prisma: db.prisma, encryptionKey: config.encryptionKey }),
+    idempotency: new IdempotencyRecords({ prisma: db.prisma, encryptionKey: config.encryptionKey, retentionMs: config.retention.ageMs.idempotency }),
     metrics,
   });
 
@@ -121,6 +123,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
   app.get("/readyz", async (_req, res) => {
     const ready = await db.ping();
+    if (!ready) res.setHeader("Retry-After", "5");
     res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "database unavailable" });
   });
   mountDeveloperPages(app, restRoutes, { introspection: config.introspection });
@@ -163,6 +166,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
           url = `http://${host}:${port}`;
           if (config.sandbox) settler = startDepositSettler({ deposits: services.deposits, sandbox: services.sandboxDeposits, logger });
           if (config.webhookDelivery) services.deliveryWorker.start();
+          if (config.retention.enabled) services.retention.start();
           resolve(url);
         });
       });
@@ -179,6 +183,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
       services.credentialWatch.close();
       await services.credentials.close();
       await services.deliveryWorker.stop();
+      await services.retention.stop();
       mailer.close();
       redis?.disconnect();
       await bus.close();

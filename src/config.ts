@@ -42,6 +42,26 @@ const EnvSchema = z.object({
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
   WEBHOOK_DELIVERY: booleanFlag.default(true),
+  /** A 2xx within this long is a successful webhook send. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /**
+   * A send's lease lasts the time-out plus this margin; a send cut off by a crash is retried once
+   * the lease has run out. Long enough to cover claiming and recording on a loaded database.
+   */
+  WEBHOOK_LEASE_MARGIN_MS: z.coerce.number().int().min(500).max(600_000).default(50_000),
+  /** Retention (src/retention/job.ts): ages after which rows are deleted. */
+  RETENTION: booleanFlag.default(true),
+  RETENTION_EVENTS_DAYS: z.coerce.number().int().min(1).default(30),
+  RETENTION_DELIVERY_ATTEMPTS_DAYS: z.coerce.number().int().min(1).default(30),
+  /** At least the day a client may retry a request in. */
+  RETENTION_IDEMPOTENCY_HOURS: z.coerce.number().int().min(24).default(24),
+  RETENTION_QUOTES_HOURS: z.coerce.number().int().min(1).default(24),
+  /** At least the day the sign-in lockout counts wrong codes over. */
+  RETENTION_OTP_HOURS: z.coerce.number().int().min(24).default(48),
+  RETENTION_SESSIONS_DAYS: z.coerce.number().int().min(1).default(7),
+  RETENTION_REVOKED_KEYS_DAYS: z.coerce.number().int().min(1).default(30),
+  RETENTION_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
+  RETENTION_BATCH: z.coerce.number().int().min(1).max(10_000).default(500),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .default("5s,5m,30m,2h,5h,10h,10h")
@@ -63,6 +83,17 @@ export function parseDurations(text: string): number[] | undefined {
   });
   return delays.every((ms) => ms > 0) ? delays : undefined;
 }
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** How old (ms) each kind of row must be before the retention job deletes it; see src/retention/job.ts. */
+export type RetentionSettings = {
+  enabled: boolean;
+  intervalMs: number;
+  batch: number;
+  ageMs: { events: number; deliveryAttempts: number; idempotency: number; quotes: number; otp: number; sessions: number; revokedKeys: number };
+};
 
 export type Config = {
   env: "development" | "production" | "test";
@@ -98,6 +129,9 @@ export type Config = {
   webhookDelivery: boolean;
   /** Delays before each retry of an outbound webhook delivery, in milliseconds. */
   webhookRetryScheduleMs: number[];
+  webhookTimeoutMs: number;
+  webhookLeaseMarginMs: number;
+  retention: RetentionSettings;
 };
 
 export class ConfigError extends Error {}
@@ -188,5 +222,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webConcurrency,
     webhookDelivery: e.WEBHOOK_DELIVERY,
     webhookRetryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE,
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    webhookLeaseMarginMs: e.WEBHOOK_LEASE_MARGIN_MS,
+    retention: {
+      enabled: e.RETENTION,
+      intervalMs: e.RETENTION_INTERVAL_MS,
+      batch: e.RETENTION_BATCH,
+      ageMs: {
+        events: e.RETENTION_EVENTS_DAYS * DAY_MS,
+        deliveryAttempts: e.RETENTION_DELIVERY_ATTEMPTS_DAYS * DAY_MS,
+        idempotency: e.RETENTION_IDEMPOTENCY_HOURS * HOUR_MS,
+        quotes: e.RETENTION_QUOTES_HOURS * HOUR_MS,
+        otp: e.RETENTION_OTP_HOURS * HOUR_MS,
+        sessions: e.RETENTION_SESSIONS_DAYS * DAY_MS,
+        revokedKeys: e.RETENTION_REVOKED_KEYS_DAYS * DAY_MS,
+      },
+    },
   };
 }

@@ -17,6 +17,7 @@ export const ERROR_CODES = {
   RATE_LIMITED: 429,
   PROVIDER_ERROR: 500,
   INTERNAL: 500,
+  SERVICE_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

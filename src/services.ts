@@ -30,6 +30,7 @@ import { webhookSecretFor } from "./webhooks/secrets.js";
 import { EventService } from "./events/service.js";
 import { WebhookEndpointService } from "./webhook-endpoints/service.js";
 import { DeliveryWorker } from "./webhook-endpoints/worker.js";
+import { RetentionJob } from "./retention/job.js";
 
 export type ServiceDeps = {
   prisma: PrismaClient;
@@ -80,6 +81,7 @@ export function createServices(deps: ServiceDeps) {
     balanceLookup: new BalanceLookupService({ users, ledger }),
     withdrawals: new WithdrawalService({ prisma: deps.prisma, users, ledger, metrics: deps.metrics }),
     clientEvents: new EventService(deps.prisma, deps.sql),
+    retention: new RetentionJob({ sql: deps.sql, settings: deps.config.retention, logger: deps.logger }),
     ...webhookServices(deps),
     ...depositServices(deps, { users, ledger, wallets, virtualAccounts, conversion }),
   };
@@ -94,7 +96,8 @@ function webhookServices(deps: ServiceDeps) {
     logger: deps.logger,
     encryptionKey: deps.config.encryptionKey,
     retryScheduleMs: deps.config.webhookRetryScheduleMs,
-    timeoutMs: deps.webhookTimeoutMs ?? 10_000,
+    timeoutMs: deps.webhookTimeoutMs ?? deps.config.webhookTimeoutMs,
+    leaseMarginMs: deps.config.webhookLeaseMarginMs,
     strictUrls,
   });
   const webhookEndpoints = new WebhookEndpointService({

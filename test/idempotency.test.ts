@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
+import pg from "pg";
+import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
 import { gql, rest, userInput, contractKeys } from "./support/http.js";
 
 let server: TestServer;
@@ -43,20 +44,27 @@ describe("Idempotency-Key on REST", () => {
     expect(await userCount(tenant)).toBe(1);
   });
 
-  it("answers 409 {error} while the first request with the key is still running", async () => {
+  // A running request holds the key's advisory lock in its transaction; here a connection of the test holds it.
+  it.skipIf(!testDatabaseUrl)("answers 409 {error} only while the key's lock is held by a running request, then runs once (PostgreSQL)", async () => {
     const tenant = await newTenant(server);
     const key = newKey();
     const input = userInput();
-    await postUser(tenant, key, input);
-    // Put the record back in the state it has while the first request runs.
-    await server.app.db.prisma.idempotencyRecord.update({
-      where: { clientId_key: { clientId: tenant.clientId, key } },
-      data: { state: "IN_PROGRESS", result: null },
-    });
-    const res = await postUser(tenant, key, input);
-    expect(res.status).toBe(409);
-    expect(contractKeys(res.body)).toEqual(["error"]);
-    expect(await userCount(tenant)).toBe(1);
+    const holder = new pg.Client({ connectionString: testDatabaseUrl });
+    await holder.connect();
+    try {
+      await holder.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [`${tenant.clientId}:${key}`]);
+      const whileHeld = await postUser(tenant, key, input);
+      expect(whileHeld.status).toBe(409);
+      expect(contractKeys(whileHeld.body)).toEqual(["error"]);
+      expect(await userCount(tenant)).toBe(0);
+      await holder.query("SELECT pg_advisory_unlock_all()");
+      const released = await postUser(tenant, key, input);
+      expect(released.status).toBe(201);
+      expect(released.headers.get("idempotent-replayed")).toBeNull();
+      expect(await userCount(tenant)).toBe(1);
+    } finally {
+      await holder.end();
+    }
   });
 
   it("creates one user when duplicates race; the others are told 409 or get the replay", async () => {

@@ -222,6 +222,119 @@ describe("keys and variables", () => {
   });
 });
 
+/**
+ * The issue's three reproductions: a nested field's refusal nulls the root field. The first two act
+ * before the nested field refuses; the connection's arguments are checked before createUser's
+ * resolver runs, so that one is refused before it acts (and nothing is created).
+ */
+const NESTED_REFUSALS = [
+  {
+    mutation: "createWebhookEndpoint{… deliveries(limit: 0)}",
+    acts: true,
+    prepare: async () => undefined,
+    document: () => `mutation { createWebhookEndpoint(input: { url: "https://hooks.example.com/orders" }) { id secret deliveries(limit: 0) { id } } }`,
+    effect: (tenant: Tenant) => server.app.db.prisma.webhookEndpoint.findMany({ where: { clientId: tenant.clientId }, select: { id: true } }),
+  },
+  {
+    mutation: "rotateWebhookEndpointSecret{… deliveries(limit: 0)}",
+    acts: true,
+    prepare: async (tenant: Tenant) => (await server.app.services.webhookEndpoints.create(tenant.clientId, { url: "https://hooks.example.com/orders" })).id,
+    document: (endpointId?: string) => `mutation { rotateWebhookEndpointSecret(id: "${endpointId}") { id secret deliveries(limit: 0) { id } } }`,
+    // Each rotation moves the current secret to previousSecretEnc: a second rotation would change both.
+    effect: (tenant: Tenant) => server.app.db.prisma.webhookEndpoint.findMany({ where: { clientId: tenant.clientId }, select: { secretEnc: true, previousSecretEnc: true } }),
+  },
+  {
+    mutation: "createUser{… ledger(first: -1)}",
+    acts: false,
+    prepare: async () => undefined,
+    document: () => createUserDocument().replace("{ id email }", "{ id email ledger(first: -1) { edges { cursor } } }"),
+    effect: (tenant: Tenant) => server.app.db.prisma.user.findMany({ where: { clientId: tenant.clientId }, select: { id: true } }),
+  },
+];
+
+describe("a keyed mutation whose nested field refuses", () => {
+  it.each(NESTED_REFUSALS)("$mutation: three tries act at most once, and an answer that acted replays", async ({ acts, prepare, document, effect }) => {
+    const tenant = await newTenant(server);
+    const text = document(await prepare(tenant));
+    const key = newKey();
+    const before = await effect(tenant);
+    const first = await HTTP_TRANSPORTS[0].send(tenant, key, text);
+    expect(codesOf(first.result), JSON.stringify(first.result)).toEqual(["BAD_USER_INPUT"]);
+    const afterFirst = await effect(tenant);
+    if (acts) expect(afterFirst, "the first try acted").not.toEqual(before);
+    else expect(afterFirst, "the first try was refused before it acted").toEqual(before);
+    for (let retry = 0; retry < 2; retry++) {
+      const again = await HTTP_TRANSPORTS[0].send(tenant, key, text);
+      expect(again.replayed, "a try that acted is kept; one refused before acting is not").toBe(acts);
+      expect(again.result.errors?.[0].message).toEqual(first.result.errors?.[0].message);
+      if (acts) expect(again.result).toEqual(first.result);
+    }
+    expect(await effect(tenant), "the retries changed nothing").toEqual(afterFirst);
+  });
+
+  it("a root field that refuses after it wrote (a wrong OTP uses up a try) keeps its key: the retry replays and uses no other try", async () => {
+    const tenant = await newTenant(server);
+    const email = `keyed-otp-${crypto.randomUUID()}@example.com`;
+    await postGraphql(server, "json", `mutation { requestOtp(email: "${email}") { expiresAt } }`);
+    const code = await mailbox.codeFor(email);
+    const wrong = code === "000000" ? "000001" : "000000";
+    const key = newKey();
+    const verify = `mutation { verifyOtp(email: "${email}", otp: "${wrong}") { token } }`;
+    const first = await HTTP_TRANSPORTS[0].send(tenant, key, verify);
+    expect(codesOf(first.result)).toEqual(["UNAUTHENTICATED"]);
+    const retry = await HTTP_TRANSPORTS[0].send(tenant, key, verify);
+    expect(retry.replayed).toBe(true);
+    expect(retry.result).toEqual(first.result);
+    const otp = await server.app.db.prisma.otpCode.findFirstOrThrow({ where: { email } });
+    expect(otp.attempts).toBe(1);
+  });
+});
+
+describe("extensions.idempotencyKey over HTTP", () => {
+  const postWithExtension = (tenant: Tenant, query: string, extensions: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}/graphql`, {
+      method: "POST",
+      headers: { ...tenant.headers, ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ query, extensions }),
+    }).then(async (res) => ({ status: res.status, replayed: res.headers.get("idempotent-replayed") === "true", result: (await res.json()) as GraphqlResult }));
+
+  it("is honoured like the header on POST: three tries move the money once and the first answer replays", async () => {
+    const tenant = await newTenant(server);
+    const userId = await fundedUser(server, tenant, "USDC", "100");
+    const extensions = { idempotencyKey: newKey() };
+    const first = await postWithExtension(tenant, withdrawUsdc(userId, "10"), extensions);
+    expectRan(first);
+    for (let retry = 0; retry < 2; retry++) {
+      const again = await postWithExtension(tenant, withdrawUsdc(userId, "10"), extensions);
+      expect(again.replayed).toBe(true);
+      expect(again.result).toEqual(first.result);
+    }
+    const byHeader = await HTTP_TRANSPORTS[0].send(tenant, extensions.idempotencyKey, withdrawUsdc(userId, "10"));
+    expect(byHeader.replayed, "the header and the extension name the same key").toBe(true);
+    expect(await balanceOf(server, tenant, userId, "USDC")).toBe("90");
+  });
+
+  it.each([
+    { case: "a key that is not a string", extensions: { idempotencyKey: 12345 }, headers: {} },
+    { case: "a key that differs from the header's", extensions: { idempotencyKey: "one-key" }, headers: { "idempotency-key": "another-key" } as Record<string, string> },
+  ])("is refused 400 for $case, and nothing runs", async ({ extensions, headers }) => {
+    const tenant = await newTenant(server);
+    const userId = await fundedUser(server, tenant, "USDC", "100");
+    const answer = await postWithExtension(tenant, withdrawUsdc(userId, "10"), extensions, headers);
+    expectRefused(answer);
+    expect(await balanceOf(server, tenant, userId, "USDC")).toBe("100");
+  });
+
+  it("cannot carry a mutation over GET (405), keyed or not: nothing runs", async () => {
+    const tenant = await newTenant(server);
+    const userId = await fundedUser(server, tenant, "USDC", "100");
+    const params = new URLSearchParams({ query: withdrawUsdc(userId, "10"), extensions: JSON.stringify({ idempotencyKey: newKey() }) });
+    const res = await fetch(`${server.url}/graphql?${params}`, { headers: tenant.headers });
+    expect(res.status).toBe(405);
+    expect(await balanceOf(server, tenant, userId, "USDC")).toBe("100");
+  });
+});
+
 describe("errors that may have acted", () => {
   it.each([
     { surface: "REST POST /v1/virtual-cards", send: (t: Tenant, key: string, userId: string) => rest(server, "POST", "/v1/virtual-cards", { headers: { ...t.headers, "idempotency-key": key }, body: { userId } }) },

@@ -53,7 +53,9 @@ export class UsdcAccountService {
     const wallet = await this.deps.wallets.ensure(clientId, id, { select: { address: true } });
     if (!(await this.deps.prisma.usdcAccount.findUnique({ where, select: { id: true } }))) {
       try {
-        await this.deps.prisma.usdcAccount.create({
+        // In a transaction of its own: inside a keyed request's unit it is a savepoint, so the
+        // unique violation below does not abort the request's transaction.
+        await this.deps.prisma.$transaction((tx) => tx.usdcAccount.create({
           data: {
             userId: id,
             clientId,
@@ -62,7 +64,7 @@ export class UsdcAccountService {
             address: wallet.address,
             tokenAddress: network.tokens.USDC,
           },
-        });
+        }));
       } catch (err) {
         // A concurrent request created it first: that one is returned.
         if (!isUniqueViolation(err)) throw err;

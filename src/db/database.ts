@@ -7,6 +7,7 @@ import { lockDataDir, type LockHolder } from "./embedded-lock.js";
 import { applyMigrations, type SqlSession } from "./migrate.js";
 import { makePrivateDir, tightenDataDir } from "./private-dir.js";
 import { pgliteSql, poolSql, type SqlDatabase } from "./sql.js";
+import { unitAwarePrisma, unitAwareSql } from "./unit-of-work.js";
 
 export type Database = {
   prisma: PrismaClient;
@@ -33,7 +34,8 @@ export type DatabaseOptions = {
 async function openPostgres(url: string, options: DatabaseOptions): Promise<Database> {
   // A transaction left idle (a stuck caller) is ended by the server after 30 s, as Prisma's
   // interactive transactions were; its connection is then discarded, not reused.
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, idle_in_transaction_session_timeout: 30_000 });
+  // A connection attempt that gets no answer (the database's host down) fails after 5 s rather than holding the request.
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, idle_in_transaction_session_timeout: 30_000, connectionTimeoutMillis: 5_000 });
   pool.on("error", (err) => options.logger.error({ err }, "idle database connection failed"));
   const client = await pool.connect();
   try {
@@ -46,8 +48,8 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   }
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
-    prisma,
-    sql: poolSql(pool),
+    prisma: unitAwarePrisma(prisma),
+    sql: unitAwareSql(poolSql(pool)),
     pool,
     ping: () => pool.query("SELECT 1").then(() => true, () => false),
     async close() {
@@ -78,9 +80,9 @@ async function openEmbedded(dir: string, options: DatabaseOptions): Promise<Data
     // The adapter targets an older driver-adapter interface revision; it is runtime-compatible.
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) as unknown as PrismaPg });
     return {
-      prisma,
+      prisma: unitAwarePrisma(prisma),
       lockedDataDir: onDisk ? dataDir : undefined,
-      sql: pgliteSql(db),
+      sql: unitAwareSql(pgliteSql(db)),
       ping: () => db.query("SELECT 1").then(() => true, () => false),
       async close() {
         await prisma.$disconnect();

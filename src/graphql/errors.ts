@@ -1,7 +1,7 @@
 import { PothosValidationError } from "@pothos/core";
 import { GraphQLError } from "graphql";
 import { AppError, ERROR_CODES, type ErrorCode } from "../errors.js";
-import { isInvalidTextError } from "../db/errors.js";
+import { isDatabaseUnavailable, isInvalidTextError } from "../db/errors.js";
 import type { Logger } from "../logger.js";
 
 /** An error already shaped for callers: masking it again keeps it as it is. */
@@ -24,7 +24,8 @@ export function appErrorOf(error: unknown): AppError | undefined {
  * an AppError keeps its message and gets `extensions.code` (and `details`, `param`); GraphQL's own
  * request errors (parse, validation, variables: no resolver path) are BAD_USER_INPUT; text the
  * database cannot store, and connection arguments Pothos refuses (a negative `first`, a malformed
- * cursor), are BAD_USER_INPUT; anything else is logged and masked as INTERNAL.
+ * cursor), are BAD_USER_INPUT; an unreachable database is SERVICE_UNAVAILABLE (503, Retry-After);
+ * anything else is logged and masked as INTERNAL.
  * Errors without a path refused the whole request, so over HTTP they carry its status
  * (`extensions.http`, which yoga turns into the status and headers and never shows). With the
  * request's id (`requestId`), the error quotes it and so does the log line of an unexpected one.
@@ -32,7 +33,7 @@ export function appErrorOf(error: unknown): AppError | undefined {
 export function maskError(error: unknown, logger: Logger, requestId?: string): GraphQLError {
   if (error instanceof ApiError) return requestId ? forRequest(error, requestId) : error;
   const located = error instanceof GraphQLError ? error : undefined;
-  const appError = appErrorOf(error) ?? badInputOf(error);
+  const appError = appErrorOf(error) ?? knownFailureOf(error);
   if (appError) return toApiError(appError, located, requestId);
   // GraphQL's own request errors (parse, validation, variables; their cause, if any, is a GraphQL
   // error too). An error without a path that wraps anything else (a database failure during a
@@ -44,8 +45,15 @@ export function maskError(error: unknown, logger: Logger, requestId?: string): G
   return toApiError(new AppError("INTERNAL", "Unexpected error"), located, requestId);
 }
 
-function badInputOf(error: unknown): AppError | undefined {
+/** Seconds a caller is asked to wait while the database is unreachable. */
+const UNAVAILABLE_RETRY_AFTER_S = 5;
+
+/** Failures that are not faults of the code: unstorable text (the caller's), an unreachable database (for now). */
+function knownFailureOf(error: unknown): AppError | undefined {
   if (isInvalidTextError(error)) return new AppError("BAD_USER_INPUT", "Text contains characters that cannot be stored");
+  if (isDatabaseUnavailable(error)) {
+    return new AppError("SERVICE_UNAVAILABLE", "The service is temporarily unavailable; retry shortly", { retryAfter: UNAVAILABLE_RETRY_AFTER_S });
+  }
   const cause = (error as { originalError?: unknown } | undefined)?.originalError ?? error;
   if (cause instanceof PothosValidationError) return new AppError("BAD_USER_INPUT", cause.message);
   return undefined;

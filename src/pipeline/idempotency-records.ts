@@ -1,12 +1,9 @@
 import type { GraphQLError, Source, SourceLocation } from "graphql";
 import type { PrismaClient } from "../generated/prisma/client.js";
-import { isUniqueViolation } from "../db/errors.js";
+import { runAsUnit } from "../db/unit-of-work.js";
 import { AppError } from "../errors.js";
 import { ApiError, type ApiErrorExtensions } from "../graphql/errors.js";
 import { decrypt, encrypt } from "../providers/encryption.js";
-
-const RETENTION_MS = 24 * 60 * 60_000;
-const SWEEP_INTERVAL_MS = 60_000;
 
 /** What is kept of an execution result: its data, and its errors as callers saw them. */
 type StoredResult = {
@@ -20,50 +17,68 @@ type StoredResult = {
 };
 
 export type ReplayedResult = { data?: Record<string, unknown> | null; errors?: GraphQLError[] };
+type ExecutedResult = { data?: Record<string, unknown> | null; errors?: readonly GraphQLError[] };
+
+/** One keyed request: who sent it, under which key, and what it asked (its hash; its text, for replayed error locations). */
+export type KeyedRequest = { clientId: string; key: string; requestHash: string; source?: Source };
+
+const TRY_LOCK = "SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked";
+const WROTE = "SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS wrote";
 
 /**
- * Idempotency records, per client and key, kept 24 hours. A record is claimed (IN_PROGRESS) before
- * the operation runs and completed with its result, which is stored encrypted: results can hold
- * secrets shown once (a new API key, a card number).
+ * Idempotency records, per client and key, kept 24 hours (by default). A keyed request runs as one unit of work
+ * (src/db/unit-of-work.ts): its effects and its record, whose result is stored encrypted (results can
+ * hold secrets shown once: a new API key, a card number), commit in one transaction. A crash at any
+ * point before that commit leaves nothing behind, so the retry runs the request exactly once; after
+ * it, the retry replays. While a request runs, its transaction holds an advisory lock on the key,
+ * which ends with the transaction (or with the connection of a process that died): a 409 means the
+ * first request is really running.
  */
 export class IdempotencyRecords {
-  private lastSweep = 0;
-
-  constructor(private readonly deps: { prisma: PrismaClient; encryptionKey: Buffer }) {}
+  /** `retentionMs`: how long a key and its answer are kept (RETENTION_IDEMPOTENCY_HOURS; the retention job deletes them after). */
+  constructor(private readonly deps: { prisma: PrismaClient; encryptionKey: Buffer; retentionMs: number }) {}
 
   /**
-   * Claims the key for this request. Returns null when this request is the first (it must run), or the
-   * first one's result to replay; throws 422 when the key was used for another request, 409 while the
-   * first is still running.
+   * Runs `execute` once for this key and keeps its result, unless the request was refused before it
+   * acted: `execute` says when its root field refused, and the transaction tells whether anything
+   * was written. Such a request is not kept, so it can be corrected and retried under the same key.
+   * Returns the first request's result to replay instead when there is one; throws 422 when the key
+   * was used for another request, 409 while the first is still running.
    */
-  async claim(clientId: string, key: string, requestHash: string, source?: Source): Promise<ReplayedResult | null> {
-    const { prisma } = this.deps;
-    const now = new Date();
-    // Expired records go at most once a minute per instance; this key's own expired record goes now.
-    const sweepAll = now.getTime() - this.lastSweep > SWEEP_INTERVAL_MS;
-    if (sweepAll) this.lastSweep = now.getTime();
-    await prisma.idempotencyRecord.deleteMany({ where: sweepAll ? { expiresAt: { lt: now } } : { clientId, key, expiresAt: { lt: now } } });
-    try {
-      await prisma.idempotencyRecord.create({
-        data: { clientId, key, requestHash, state: "IN_PROGRESS", expiresAt: new Date(now.getTime() + RETENTION_MS) },
-      });
-      return null;
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-    }
-    const existing = await prisma.idempotencyRecord.findUnique({ where: { clientId_key: { clientId, key } } });
-    if (!existing) throw new AppError("CONFLICT", "A request with this Idempotency-Key is still in progress");
+  async runOnce<T>(
+    request: KeyedRequest,
+    execute: () => Promise<{ answer: T; result: ExecutedResult; refused: boolean }>,
+  ): Promise<{ answer: T } | { replayed: ReplayedResult }> {
+    const stored = await this.replayOf(request);
+    if (stored) return { replayed: stored };
+    return runAsUnit(this.deps.prisma, async (sql) => {
+      const [{ locked }] = await sql.query<{ locked: boolean }>("idempotency_try_lock", TRY_LOCK, [`${request.clientId}:${request.key}`]);
+      if (!locked) throw new AppError("CONFLICT", "A request with this Idempotency-Key is still in progress");
+      // The record may have been written since the look-up above, by a request that has ended since.
+      const written = await this.replayOf(request);
+      if (written) return { replayed: written };
+      const { answer, result, refused } = await execute();
+      // Nothing before `execute` writes, so a transaction id means the request wrote (or locked rows for writing).
+      const [{ wrote }] = await sql.query<{ wrote: boolean }>("idempotency_wrote", WROTE, []);
+      if (!refused || wrote) await this.store(request, result);
+      return { answer };
+    });
+  }
+
+  private async replayOf({ clientId, key, requestHash, source }: KeyedRequest): Promise<ReplayedResult | null> {
+    const existing = await this.deps.prisma.idempotencyRecord.findUnique({ where: { clientId_key: { clientId, key } } });
+    if (!existing || existing.expiresAt <= new Date()) return null;
     if (existing.requestHash !== requestHash) {
       throw new AppError("IDEMPOTENCY_MISMATCH", "This Idempotency-Key was used with a different request", { param: "Idempotency-Key" });
     }
-    if (existing.state !== "COMPLETED") throw new AppError("CONFLICT", "A request with this Idempotency-Key is still in progress");
     if (existing.result === null) {
-      throw new AppError("CONFLICT", "The request with this Idempotency-Key already ran; its result is no longer available");
+      // Only an earlier version wrote a record before its request ran (state IN_PROGRESS); it may or may not have acted.
+      throw new AppError("CONFLICT", "The request with this Idempotency-Key was left unfinished by an earlier version; its outcome is unknown");
     }
     return revive(JSON.parse(decrypt(this.deps.encryptionKey, existing.result)) as StoredResult, source);
   }
 
-  async complete(clientId: string, key: string, result: { data?: Record<string, unknown> | null; errors?: readonly GraphQLError[] }) {
+  private async store({ clientId, key, requestHash }: KeyedRequest, result: ExecutedResult) {
     const stored: StoredResult = {
       data: result.data,
       errors: result.errors?.map((error) => ({
@@ -73,15 +88,9 @@ export class IdempotencyRecords {
         extensions: error.extensions as ApiErrorExtensions,
       })),
     };
-    await this.deps.prisma.idempotencyRecord.update({
-      where: { clientId_key: { clientId, key } },
-      data: { state: "COMPLETED", result: encrypt(this.deps.encryptionKey, JSON.stringify(stored)) },
-    });
-  }
-
-  /** Forgets a claim whose request was refused before it acted, so the caller can correct it and retry with the same key. */
-  async release(clientId: string, key: string) {
-    await this.deps.prisma.idempotencyRecord.deleteMany({ where: { clientId, key, state: "IN_PROGRESS" } });
+    const record = { requestHash, state: "COMPLETED", result: encrypt(this.deps.encryptionKey, JSON.stringify(stored)), createdAt: new Date(), expiresAt: new Date(Date.now() + this.deps.retentionMs) };
+    // An expired record of the key may still be there (the retention job deletes it later): replaced.
+    await this.deps.prisma.idempotencyRecord.upsert({ where: { clientId_key: { clientId, key } }, create: { clientId, key, ...record }, update: record });
   }
 }
 

@@ -16,6 +16,8 @@ export type RateLimitSettings = {
 /**
  * The budgets every transport draws on: in memory per instance, or shared by all instances through
  * Redis when REDIS_URL is set. An exhausted budget is RATE_LIMITED with the seconds until it refills.
+ * While Redis cannot be reached, each instance counts in its own memory (the same budgets, per
+ * instance) until Redis answers again: limits degrade, requests are neither refused nor held.
  */
 export class RateLimits {
   private readonly perClient: RateLimiterAbstract;
@@ -26,7 +28,7 @@ export class RateLimits {
   constructor(settings: RateLimitSettings, redis?: Redis) {
     const make = (points: number, keyPrefix: string): RateLimiterAbstract =>
       redis
-        ? new RateLimiterRedis({ storeClient: redis, points, duration: 60, keyPrefix })
+        ? new RateLimiterRedis({ storeClient: redis, points, duration: 60, keyPrefix, insuranceLimiter: new RateLimiterMemory({ points, duration: 60, keyPrefix }) })
         : new RateLimiterMemory({ points, duration: 60, keyPrefix });
     this.perClient = make(settings.perClient, "rl:client");
     this.perIp = make(settings.perIp, "rl:ip");

@@ -24,14 +24,27 @@ export type EventBusOptions = {
  */
 export async function openEventBus({ redisUrl, postgres, logger }: EventBusOptions): Promise<EventBus> {
   if (redisUrl) {
-    // A connection in subscriber mode cannot publish, hence two.
-    const publishClient = new Redis(redisUrl);
+    // A connection in subscriber mode cannot publish, hence two. Publications fail at once while
+    // Redis is unreachable (they are lost, and logged); subscriptions are renewed on reconnection.
+    const publishClient = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
     const subscribeClient = new Redis(redisUrl);
     for (const client of [publishClient, subscribeClient]) {
       client.on("error", (err) => logger.warn({ err }, "event bus redis connection failed"));
     }
+    const lost = (what: string) => (err: unknown) => logger.warn({ err }, `event bus: ${what} failed (redis unavailable)`);
+    // The target calls these without handling their failure: an unhandled rejection would end the process.
+    const publisher = { publish: (channel: string, message: string) => publishClient.publish(channel, message).catch(lost("a publication")) };
+    const subscriber = new Proxy(subscribeClient, {
+      get(target, property) {
+        if (property === "subscribe" || property === "unsubscribe") {
+          return (...channels: string[]) => target[property](...channels).catch(lost(String(property)));
+        }
+        const value: unknown = Reflect.get(target, property);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
     return {
-      events: createEvents(createRedisEventTarget({ publishClient, subscribeClient }) as EventTarget),
+      events: createEvents(createRedisEventTarget({ publishClient: publisher as unknown as Redis, subscribeClient: subscriber }) as EventTarget),
       transport: "redis",
       async close() {
         subscribeClient.disconnect();

@@ -40,10 +40,11 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   RATE_LIMITED: "too many requests: retry after the Retry-After header's seconds",
   PROVIDER_ERROR: "an external provider failed: `details` says what happened",
   INTERNAL: "unexpected error",
+  SERVICE_UNAVAILABLE: "the database is unreachable for now: retry after the Retry-After header's seconds",
 };
 
 /** Errors any route may answer. */
-const COMMON_ERRORS: ErrorCode[] = ["BAD_USER_INPUT", "RATE_LIMITED"];
+const COMMON_ERRORS: ErrorCode[] = ["BAD_USER_INPUT", "RATE_LIMITED", "SERVICE_UNAVAILABLE"];
 /** Errors the Idempotency-Key adds to every write. */
 const WRITE_ERRORS: ErrorCode[] = ["CONFLICT", "IDEMPOTENCY_MISMATCH"];
 

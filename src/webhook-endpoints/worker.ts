@@ -16,6 +16,8 @@ export type DeliveryWorkerOptions = {
   retryScheduleMs: readonly number[];
   /** A 2xx within this long is success (10 s; tests shorten it). */
   timeoutMs: number;
+  /** Added to the time-out for a send's lease (default LEASE_MARGIN_MS). */
+  leaseMarginMs?: number;
   /** Production without the sandbox: refuse destinations that resolve to non-public addresses. */
   strictUrls: boolean;
   pollMs?: number;
@@ -144,7 +146,7 @@ export class DeliveryWorker {
   }
 
   private claim(limit: number): Promise<Claimed[]> {
-    const leaseSeconds = (this.options.timeoutMs + LEASE_MARGIN_MS) / 1000;
+    const leaseSeconds = (this.options.timeoutMs + (this.options.leaseMarginMs ?? LEASE_MARGIN_MS)) / 1000;
     const perClient = this.options.perClientConcurrency ?? DEFAULT_PER_CLIENT_CONCURRENCY;
     return this.options.sql.query<Claimed>("webhook_deliveries_claim", CLAIM, [randomUUID(), perClient, leaseSeconds, limit]);
   }

@@ -33,6 +33,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
       RATE_LIMIT_PER_MINUTE: "100000",
       // Test files share one database: only those about webhooks run a delivery worker.
       WEBHOOK_DELIVERY: "off",
+      RETENTION: "off",
       ...SHARED_SECRETS,
       ...env,
     },

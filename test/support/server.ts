@@ -40,6 +40,8 @@ export async function startServer(
     SANDBOX_SETTLE_MS: "600000",
     // Test files share one database: only those about webhooks run a delivery worker (WEBHOOK_DELIVERY: "on").
     WEBHOOK_DELIVERY: "off",
+    // Nor a retention job: a test that needs one runs it itself (test/retention.test.ts).
+    RETENTION: "off",
     ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
     ...options.env,
   });

@@ -1,0 +1,388 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
+import { Decimal } from "decimal.js";
+import { createClientWithKey } from "../../src/clients/service.js";
+import { openDatabase } from "../../src/db/database.js";
+import { ApiKeyService } from "../../src/keys/service.js";
+import { createLogger } from "../../src/logger.js";
+import { userInput } from "./http.js";
+import { SHARED_SECRETS } from "./server-process.js";
+
+/**
+ * Crash safety, end to end: the real server as its own process on its own PostgreSQL database, mixed
+ * money traffic (sandbox deposits that settle by themselves, USDC withdrawals, USDC→EUR conversions)
+ * with an Idempotency-Key on every request, and webhook deliveries to a loopback receiver that holds
+ * each send a while. The server is killed with SIGKILL at random moments (the first kill while a
+ * send is held), restarted, and finally every request is retried under its key. What must hold is
+ * listed in `check`; each breach becomes one line of `problems`.
+ */
+export type CrashRunOptions = {
+  /** An existing PostgreSQL database URL: the run creates its own database beside it and drops it at the end. */
+  databaseUrl: string;
+  kills: number;
+  /** Traffic between a start and the next kill: a random time up to this long. */
+  maxRunMs: number;
+  /** Concurrent clients sending requests. */
+  senders: number;
+  users: number;
+  log?: (line: string) => void;
+};
+
+export type CrashReport = {
+  kills: number;
+  requests: number;
+  /** Requests whose first answer was lost to a kill (their outcome was unknown until the retry). */
+  unanswered: number;
+  retried: number;
+  events: number;
+  /** Sends the receiver saw cut off by a kill and then got again under the same webhook-id. */
+  cutOffThenResent: number;
+  problems: string[];
+  /** Error lines the server logged (context for the problems). */
+  serverErrors: string[];
+};
+
+type Operation = { key: string; kind: "deposit" | "withdrawal" | "conversion"; userId: string; amount: string; path: string; body: Record<string, unknown> };
+type Answer = { status: number; body: any; replayed: boolean };
+
+const USDC_ADDRESS = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48";
+const HOLD_MS = 300;
+
+export async function runCrashScenario(options: CrashRunOptions): Promise<CrashReport> {
+  const started = Date.now();
+  const log = (line: string) => options.log?.(`${((Date.now() - started) / 1000).toFixed(1)}s ${line}`);
+  const database = await createDatabase(options.databaseUrl);
+  const receiver = await startReceiver();
+  const dataDir = mkdtempSync(join(tmpdir(), "fintech-crash-run-"));
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    NODE_ENV: "development",
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    // "server started" is an info line.
+    LOG_LEVEL: "info",
+    SANDBOX: "on",
+    SANDBOX_SETTLE_MS: "400",
+    RATE_LIMIT_PER_MINUTE: "1000000",
+    WEBHOOK_DELIVERY: "on",
+    WEBHOOK_TIMEOUT_MS: "2000",
+    WEBHOOK_LEASE_MARGIN_MS: "1000",
+    WEBHOOK_RETRY_SCHEDULE: "200ms,500ms,1s,2s,2s,2s,2s,2s",
+    ...SHARED_SECRETS,
+  };
+  let server: Started | undefined;
+  try {
+    log(`database ${database.url}`);
+    const apiKey = await createClient(database.url);
+    log("client created");
+    const headers = { "x-api-key": apiKey, "content-type": "application/json" };
+    server = await startServer(env);
+    const endpoint = await call(server.url, "POST", "/v1/webhook-endpoints", headers, { url: receiver.url });
+    if (endpoint.status !== 201 && endpoint.status !== 200) throw new Error(`endpoint: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
+    const users: string[] = [];
+    for (let i = 0; i < options.users; i++) {
+      const user = await call(server.url, "POST", "/v1/user", headers, userInput());
+      if (user.status !== 201) throw new Error(`user: ${user.status} ${JSON.stringify(user.body)}`);
+      users.push(user.body.id);
+    }
+
+    log("set up: endpoint and users");
+    const operations: Operation[] = [];
+    const firstAnswers = new Map<string, Answer>();
+    let sequence = 0;
+    const nextOperation = (): Operation => {
+      const userId = users[sequence % users.length];
+      const key = `crash-${process.pid}-${sequence++}`;
+      const pick = Math.random();
+      if (pick < 0.4) return { key, kind: "deposit", userId, amount: "5", path: "/v1/sandbox/deposits", body: { userId, currency: "USDC", amount: "5" } };
+      if (pick < 0.7) {
+        return { key, kind: "withdrawal", userId, amount: "1.25", path: "/v1/withdrawals/usdc", body: { userId, amount: "1.25", walletAddress: USDC_ADDRESS, network: "ETHEREUM", chainId: 1 } };
+      }
+      return { key, kind: "conversion", userId, amount: "2", path: "/v1/conversion", body: { userId, from: "USDC", to: "EUR", amount: "2" } };
+    };
+
+    for (let kill = 0; kill < options.kills; kill++) {
+      const url = server.url;
+      let sending = true;
+      let answered!: () => void;
+      const firstAnswer = new Promise<void>((resolve) => (answered = resolve));
+      const senders = Array.from({ length: options.senders }, async () => {
+        while (sending) {
+          const operation = nextOperation();
+          operations.push(operation);
+          const answer = await call(url, "POST", operation.path, { ...headers, "idempotency-key": operation.key }, operation.body).catch(() => undefined);
+          if (answer) firstAnswers.set(operation.key, answer);
+          if (answer) answered();
+        }
+      });
+      // The kill comes at a random moment once the new process answers (a cold start takes seconds here).
+      await Promise.race([firstAnswer, sleep(15_000)]);
+      // The first kill lands while the receiver holds a send, so at least one send is cut off.
+      if (kill === 0) await receiver.holding(10_000);
+      else await sleep(1000 + Math.random() * options.maxRunMs);
+      server.child.kill("SIGKILL");
+      await server.exited;
+      sending = false;
+      await Promise.all(senders);
+      log(`kill ${kill + 1}: ${operations.length} requests so far, ${operations.length - firstAnswers.size} without an answer`);
+      server = await startServer(env);
+    }
+
+    log(`retrying ${operations.length} requests`);
+    // Every request again, under its key; then once more, which must replay the retry.
+    const retries = new Map<string, Answer>();
+    const problems: string[] = [];
+    await forEachLimited(operations, 8, async (operation) => {
+      const keyed = { ...headers, "idempotency-key": operation.key };
+      const retry = await call(server!.url, "POST", operation.path, keyed, operation.body);
+      const again = await call(server!.url, "POST", operation.path, keyed, operation.body);
+      retries.set(operation.key, retry);
+      const first = firstAnswers.get(operation.key);
+      if (retry.status === 409) problems.push(`key ${operation.key} is stuck: 409 ${JSON.stringify(retry.body)}`);
+      if (retry.body?.code === "INTERNAL" || retry.body?.code === "SERVICE_UNAVAILABLE") problems.push(`key ${operation.key}: the retry failed ${JSON.stringify(retry.body)}`);
+      if (first && (!retry.replayed || JSON.stringify(retry.body) !== JSON.stringify(first.body) || retry.status !== first.status)) {
+        problems.push(`key ${operation.key}: the retry ${JSON.stringify(retry)} is not the first answer ${JSON.stringify(first)}`);
+      }
+      if (!again.replayed || JSON.stringify(again.body) !== JSON.stringify(retry.body)) {
+        problems.push(`key ${operation.key}: the second retry ${JSON.stringify(again)} does not replay the first ${JSON.stringify(retry)}`);
+      }
+    });
+
+    const db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    try {
+      log("waiting for deposits to settle");
+      await waitFor(async () => Number((await db.query(`SELECT count(*) FROM deposits WHERE status = 'PENDING'`)).rows[0].count) === 0, 30_000);
+      log("checking money, then waiting for deliveries");
+      problems.push(...(await checkMoney(db, server.url, headers, operations, retries)));
+      const delivered = await waitForDeliveries(db, receiver, 60_000);
+      problems.push(...delivered.problems);
+      const cutOff = await checkCutOffSends(db, receiver);
+      problems.push(...cutOff.problems);
+      return {
+        kills: options.kills,
+        requests: operations.length,
+        unanswered: operations.length - firstAnswers.size,
+        retried: retries.size,
+        events: delivered.events,
+        cutOffThenResent: cutOff.resent,
+        problems,
+        serverErrors: serverErrors.splice(0),
+      };
+    } finally {
+      await db.end();
+    }
+  } finally {
+    if (server) {
+      server.child.kill("SIGKILL");
+      await server.exited;
+    }
+    await receiver.close();
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Money: each effect belongs to a key whose answer shows it (nothing moved without an answer, nothing
+ * moved twice), every deposit settled once, each user's balances are exactly what the answered
+ * operations add up to, and every ledger verifies.
+ */
+async function checkMoney(db: pg.Client, url: string, headers: Record<string, string>, operations: Operation[], answers: Map<string, Answer>): Promise<string[]> {
+  const problems: string[] = [];
+  const succeeded = (kind: Operation["kind"]) => operations.filter((op) => op.kind === kind && (answers.get(op.key)?.status ?? 500) < 300);
+  const sameSet = (what: string, answered: string[], stored: string[]) => {
+    const a = [...answered].sort();
+    const s = [...stored].sort();
+    if (JSON.stringify(a) !== JSON.stringify(s)) problems.push(`${what}: answered ${a.length}, stored ${s.length} (${a.filter((x) => !s.includes(x)).slice(0, 3)} / ${s.filter((x) => !a.includes(x)).slice(0, 3)})`);
+  };
+  const ids = (kind: Operation["kind"], field: string) => succeeded(kind).map((op) => String(answers.get(op.key)!.body[field]));
+  sameSet("withdrawals", ids("withdrawal", "reference"), (await db.query(`SELECT reference FROM withdrawals`)).rows.map((r) => r.reference));
+  sameSet("conversions", ids("conversion", "id"), (await db.query(`SELECT id FROM conversions`)).rows.map((r) => r.id));
+  sameSet("deposits", ids("deposit", "id"), (await db.query(`SELECT id FROM deposits`)).rows.map((r) => r.id));
+  const settledTwice = await db.query(`SELECT "referenceId" FROM ledger_entries WHERE type = 'DEPOSIT' GROUP BY "referenceId", "accountId" HAVING count(*) > 1`);
+  if (settledTwice.rowCount) problems.push(`deposits settled twice: ${settledTwice.rows.map((r) => r.referenceId).join(", ")}`);
+  const open = await db.query(`SELECT count(*) FROM deposits WHERE status <> 'COMPLETED'`);
+  if (Number(open.rows[0].count)) problems.push(`${open.rows[0].count} deposits did not complete`);
+
+  for (const userId of new Set(operations.map((op) => op.userId))) {
+    const mine = (kind: Operation["kind"]) => succeeded(kind).filter((op) => op.userId === userId);
+    const sum = (list: Operation[], pick: (op: Operation) => Decimal.Value) => list.reduce((total, op) => total.plus(pick(op)), new Decimal(0));
+    const usdc = sum(mine("deposit"), (op) => op.amount).minus(sum(mine("withdrawal"), (op) => op.amount)).minus(sum(mine("conversion"), (op) => op.amount));
+    const eur = sum(mine("conversion"), (op) => answers.get(op.key)!.body.convertedAmount);
+    const balances = await call(url, "POST", "/graphql", headers, { query: `query ($id: ID!) { user(id: $id) { balances { currency balance } } }`, variables: { id: userId } });
+    const held = Object.fromEntries((balances.body.data?.user?.balances ?? []).map((b: { currency: string; balance: string }) => [b.currency, new Decimal(b.balance)]));
+    if (!(held.USDC ?? new Decimal(0)).equals(usdc)) problems.push(`user ${userId}: USDC balance ${held.USDC} but the answers add up to ${usdc}`);
+    if (!(held.EUR ?? new Decimal(0)).equals(eur)) problems.push(`user ${userId}: EUR balance ${held.EUR} but the answers add up to ${eur}`);
+    const verified = await call(url, "GET", `/v1/transactions/ledger/${userId}/verify`, headers);
+    if (verified.body?.valid !== true) problems.push(`user ${userId}: the ledger does not verify ${JSON.stringify(verified.body)}`);
+  }
+  return problems;
+}
+
+/** Every event reaches the endpoint at least once (the receiver answers 200 to everything it does not lose to a kill). */
+async function waitForDeliveries(db: pg.Client, receiver: Receiver, timeoutMs: number) {
+  // The client's first events (its API key) came before its endpoint existed.
+  const eventIds = async () =>
+    (await db.query(`SELECT id FROM events WHERE "createdAt" >= (SELECT min("createdAt") FROM webhook_endpoints)`)).rows.map((r) => r.id as string);
+  const missing = async () => (await eventIds()).filter((id) => !receiver.answered.has(id));
+  await waitFor(async () => (await missing()).length === 0, timeoutMs);
+  const left = await missing();
+  const states = left.length
+    ? (await db.query(`SELECT "eventId", state, attempts, "nextAttemptAt", "leaseId" FROM webhook_deliveries WHERE "eventId" = ANY($1)`, [left.slice(0, 3)])).rows
+    : [];
+  return { events: (await eventIds()).length, problems: left.length ? [`${left.length} events never reached the endpoint: ${JSON.stringify(states)}`] : [] };
+}
+
+/**
+ * A send cut off by a kill (the receiver held it, and its connection closed before the answer) was
+ * sent again under the same webhook-id, and the attempt log shows the retry: its attempt number
+ * counts the lost attempt, which left no row of its own.
+ */
+async function checkCutOffSends(db: pg.Client, receiver: Receiver) {
+  const problems: string[] = [];
+  let resent = 0;
+  for (const id of receiver.cutOff) {
+    if (!receiver.answered.has(id)) {
+      problems.push(`the send of ${id} cut off by a kill was not sent again`);
+      continue;
+    }
+    resent++;
+    const attempts = (await db.query(`SELECT attempt, succeeded FROM webhook_delivery_attempts WHERE "eventId" = $1 ORDER BY attempt`, [id])).rows;
+    const success = attempts.find((a) => a.succeeded);
+    if (!success || success.attempt < 2) problems.push(`event ${id}: the attempt log does not show the resend after the cut-off (${JSON.stringify(attempts)})`);
+  }
+  if (receiver.cutOff.size === 0) problems.push("no send was cut off by a kill");
+  return { resent, problems };
+}
+
+type Receiver = {
+  url: string;
+  /** webhook-ids the receiver answered 200. */
+  answered: Set<string>;
+  /** webhook-ids whose send was cut off (the connection closed while the receiver held it). */
+  cutOff: Set<string>;
+  holding(timeoutMs: number): Promise<void>;
+  close(): Promise<void>;
+};
+
+/** A webhook receiver on loopback that holds every send HOLD_MS before answering 200. */
+async function startReceiver(): Promise<Receiver> {
+  const answered = new Set<string>();
+  const cutOff = new Set<string>();
+  let held = 0;
+  const waiters: (() => void)[] = [];
+  const server: Server = createServer((req: IncomingMessage, res) => {
+    const id = String(req.headers["webhook-id"]);
+    req.resume();
+    held++;
+    waiters.splice(0).forEach((wake) => wake());
+    let done = false;
+    res.on("close", () => {
+      held--;
+      if (!done) cutOff.add(id);
+    });
+    setTimeout(() => {
+      if (res.destroyed) return;
+      done = true;
+      answered.add(id);
+      res.writeHead(200).end();
+    }, HOLD_MS);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    answered,
+    cutOff,
+    holding: (timeoutMs) =>
+      held > 0 ? Promise.resolve() : Promise.race([new Promise<void>((resolve) => waiters.push(resolve)), sleep(timeoutMs).then(() => undefined)]),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+type Started = { url: string; child: ChildProcess; exited: Promise<void> };
+const serverErrors: string[] = [];
+
+/** `src/main.ts` as its own process; resolves once it logs "server started". */
+function startServer(env: Record<string, string>): Promise<Started> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: join(import.meta.dirname, "../.."), env, stdio: ["ignore", "pipe", "pipe"] });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const started = output.split("\n").find((line) => line.includes('"server started"'));
+      if (!started) return;
+      child.stdout!.off("data", onData);
+      // Errors the server logs are part of the report (a request that failed says why there).
+      createInterface({ input: child.stdout! }).on("line", (line) => {
+        if (/"level":(50|60)/.test(line) && !line.includes('"msg":"request completed"')) serverErrors.push(line.slice(0, 2000));
+      });
+      resolve({ url: JSON.parse(started).url, child, exited });
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.once("exit", (code, signal) => reject(new Error(`server exited (${code ?? signal}) before starting:\n${output}`)));
+  });
+}
+
+async function call(url: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<Answer> {
+  const res = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null, replayed: res.headers.get("idempotent-replayed") === "true" };
+}
+
+/** A database of the run's own beside the given one, so its worker and settler see only its traffic. */
+async function createDatabase(baseUrl: string) {
+  const name = `crash_${process.pid}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: baseUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+async function createClient(databaseUrl: string): Promise<string> {
+  const db = await openDatabase({ url: databaseUrl, logger: createLogger("warn"), poolSize: 2 });
+  try {
+    const { apiKey } = await createClientWithKey(db.prisma, new ApiKeyService(db.prisma), { email: `crash-${crypto.randomUUID()}@example.com` });
+    return apiKey.key;
+  } finally {
+    await db.close();
+  }
+}
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition()) && Date.now() < deadline) await sleep(250);
+}
+
+async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>) {
+  let next = 0;
+  await Promise.all(Array.from({ length: limit }, async () => {
+    while (next < items.length) await work(items[next++]);
+  }));
+}
