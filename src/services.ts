@@ -79,7 +79,7 @@ export function createServices(deps: ServiceDeps) {
     virtualAccounts,
     balanceLookup: new BalanceLookupService({ users, ledger }),
     withdrawals: new WithdrawalService({ prisma: deps.prisma, users, ledger, metrics: deps.metrics }),
-    clientEvents: new EventService(deps.prisma, deps.sql),
+    clientEvents: new EventService({ prisma: deps.prisma, sql: deps.sql, bus: deps.events, logger: deps.logger }),
     ...webhookServices(deps),
     ...depositServices(deps, { users, ledger, wallets, virtualAccounts, conversion }),
   };

@@ -33,11 +33,22 @@ export async function recordEvent(tx: Sql, event: NewEvent): Promise<void> {
 /** Both parts are PostgreSQL bigints, so each starts with a hex digit below 8. */
 const EVENT_ID = /^evt_([0-7][0-9a-f]{15})([0-7][0-9a-f]{15})$/;
 
+/** A place in the log: events sort by (xid, seq). */
+export type Position = { xid: bigint; seq: bigint };
+
+/** Before every event. */
+export const LOG_START: Position = { xid: -1n, seq: -1n };
+/** After every event (the largest bigint). */
+const LOG_END: Position = { xid: 2n ** 63n - 1n, seq: 2n ** 63n - 1n };
+
 /** The (xid, seq) position an event id encodes; undefined when the text is not an event id. */
-export function positionOf(id: string): { xid: bigint; seq: bigint } | undefined {
+export function positionOf(id: string): Position | undefined {
   const match = EVENT_ID.exec(id);
   return match ? { xid: BigInt(`0x${match[1]}`), seq: BigInt(`0x${match[2]}`) } : undefined;
 }
+
+/** Negative, zero or positive as `a` comes before, at or after `b`. */
+export const comparePositions = (a: Position, b: Position) => (a.xid === b.xid ? Number(a.seq - b.seq) : a.xid < b.xid ? -1 : 1);
 
 /** `data` is the jsonb the writer stored: always {object}. */
 type EventRow = { id: string; type: string; data: unknown; createdAt: Date };
@@ -49,12 +60,21 @@ export const asClientEvent = (row: EventRow): ClientEvent => ({
   data: row.data as ClientEvent["data"],
 });
 
-export type LogQuery = { clientId: string; after?: string; limit: number; types?: readonly string[]; userId?: string };
+export type LogQuery = {
+  clientId: string;
+  after?: string;
+  /** Only events at or before this position (the shared tail's head, see EventTail). */
+  upTo?: Position;
+  limit: number;
+  types?: readonly string[];
+  userId?: string;
+};
 
 const READ_LOG = `
   SELECT "id", "type", "data", "createdAt" FROM "events"
   WHERE "clientId" = $1::uuid
     AND ("xid", "seq") > ($2::bigint, $3::bigint)
+    AND ("xid", "seq") <= ($7::bigint, $8::bigint)
     AND "xid" < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
     AND ($4::text[] IS NULL OR "type" = ANY($4::text[]))
     AND ($5::uuid IS NULL OR "userId" = $5::uuid)
@@ -69,10 +89,12 @@ const READ_LOG = `
  * The price: an event shows once the transactions that started before it have ended.
  */
 export async function readLog(sql: Sql, query: LogQuery): Promise<{ events: ClientEvent[]; hasMore: boolean }> {
-  const from = query.after === undefined ? { xid: -1n, seq: -1n } : positionOf(query.after);
+  const from = query.after === undefined ? LOG_START : positionOf(query.after);
   if (!from) throw new Error("readLog needs a valid event id as its cursor");
+  const to = query.upTo ?? LOG_END;
   const types = query.types?.length ? [...query.types] : null;
-  const rows = await sql.query<EventRow>("events_read", READ_LOG, [query.clientId, String(from.xid), String(from.seq), types, query.userId ?? null, query.limit + 1]);
+  const values = [query.clientId, String(from.xid), String(from.seq), types, query.userId ?? null, query.limit + 1, String(to.xid), String(to.seq)];
+  const rows = await sql.query<EventRow>("events_read", READ_LOG, values);
   return { events: rows.slice(0, query.limit).map(asClientEvent), hasMore: rows.length > query.limit };
 }
 
@@ -84,4 +106,29 @@ const NEWEST_EVENT = `SELECT "id" FROM "events"
 export async function newestEventId(sql: Sql, clientId: string): Promise<string | undefined> {
   const [row] = await sql.query<{ id: string }>("events_newest", NEWEST_EVENT, [clientId]);
   return row?.id;
+}
+
+/** An event as the shared tail reads it: with what its subscribers filter on. */
+export type TailRow = EventRow & { xid: string; seq: string; clientId: string; userId: string | null };
+
+const READ_TAIL = `
+  SELECT "id", "xid"::text, "seq"::text, "clientId"::text, "userId"::text, "type", "data", "createdAt" FROM "events"
+  WHERE ("xid", "seq") > ($1::bigint, $2::bigint)
+    AND "xid" < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+  ORDER BY "xid", "seq"
+  LIMIT $3`;
+
+/** Every client's events after a position, in log order, under readLog's visibility rule. */
+export function readTail(sql: Sql, after: Position, limit: number): Promise<TailRow[]> {
+  return sql.query<TailRow>("events_tail", READ_TAIL, [String(after.xid), String(after.seq), limit]);
+}
+
+const NEWEST_POSITION = `SELECT "xid"::text, "seq"::text FROM "events"
+  WHERE "xid" < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+  ORDER BY "xid" DESC, "seq" DESC LIMIT 1`;
+
+/** The position of the newest readable event of any client (LOG_START on an empty log). */
+export async function newestPosition(sql: Sql): Promise<Position> {
+  const [row] = await sql.query<{ xid: string; seq: string }>("events_newest_position", NEWEST_POSITION, []);
+  return row ? { xid: BigInt(row.xid), seq: BigInt(row.seq) } : LOG_START;
 }
