@@ -29,6 +29,7 @@ import { metricsEndpoint, observeServer } from "./metrics/http.js";
 import { createMetrics } from "./metrics/metrics.js";
 import { startDepositSettler, type DepositSettler } from "./sandbox/settler.js";
 import { mountWebhooks, webhookEndpoint } from "./webhooks/router.js";
+import type { ResolveHost } from "./webhook-endpoints/sender.js";
 
 /** What Express serves under /v1 (the table must never shadow them): the provider webhooks and the OpenAPI document. */
 const EXPRESS_PATHS_UNDER_V1 = [
@@ -56,9 +57,11 @@ export type AppOptions = {
   providers?: Partial<Providers>;
   /** How long a webhook receiver has to answer (default 10 s; tests shorten it). */
   webhookTimeoutMs?: number;
+  /** Name resolution for webhook URLs (default: the system's DNS; tests give their own). */
+  resolveHost?: ResolveHost;
 };
 
-export async function buildApp({ config, logger, embeddedDir, providers: overrides, webhookTimeoutMs }: AppOptions): Promise<App> {
+export async function buildApp({ config, logger, embeddedDir, providers: overrides, webhookTimeoutMs, resolveHost }: AppOptions): Promise<App> {
   const db = await openDatabase({
     url: config.databaseUrl,
     embeddedDir: embeddedDir ?? embeddedDataDir(config.dataDir),
@@ -78,7 +81,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     logger,
   });
   const metrics = createMetrics();
-  const services = createServices({ prisma: db.prisma, sql: db.sql, config, logger, mailer, providers, events: bus.events, metrics, webhookTimeoutMs });
+  const services = createServices({ prisma: db.prisma, sql: db.sql, config, logger, mailer, providers, events: bus.events, metrics, webhookTimeoutMs, resolveHost });
   const admin = db.lockedDataDir ? await serveAdminSocket({ dataDir: db.lockedDataDir, prisma: db.prisma, keys: services.keys, logger }) : undefined;
   const rateLimits = new RateLimits(
     {

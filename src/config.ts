@@ -40,6 +40,7 @@ const EnvSchema = z.object({
   WS_MAX_OPERATIONS_PER_CONNECTION: z.coerce.number().int().min(1).default(20),
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   WEBHOOK_DELIVERY: booleanFlag.default(true),
+  WEBHOOK_ALLOW_PRIVATE_URLS: booleanFlag.optional(),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .default("5s,5m,30m,2h,5h,10h,10h")
@@ -94,6 +95,11 @@ export type Config = {
   webhookDelivery: boolean;
   /** Delays before each retry of an outbound webhook delivery, in milliseconds. */
   webhookRetryScheduleMs: number[];
+  /**
+   * Whether webhook endpoints may be http and point at loopback, private, link-local or other
+   * non-public addresses (WEBHOOK_ALLOW_PRIVATE_URLS; off in production, on elsewhere).
+   */
+  webhookAllowPrivateUrls: boolean;
 };
 
 export class ConfigError extends Error {}
@@ -179,5 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: e.METRICS_TOKEN,
     webhookDelivery: e.WEBHOOK_DELIVERY,
     webhookRetryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE,
+    // A developer's receiver runs on their own machine; a deployment reachable by others must opt in.
+    webhookAllowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS ?? !production,
   };
 }

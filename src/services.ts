@@ -30,6 +30,7 @@ import { webhookSecretFor } from "./webhooks/secrets.js";
 import { EventService } from "./events/service.js";
 import { WebhookEndpointService } from "./webhook-endpoints/service.js";
 import { DeliveryWorker } from "./webhook-endpoints/worker.js";
+import { resolveWithDns, type ResolveHost } from "./webhook-endpoints/sender.js";
 
 export type ServiceDeps = {
   prisma: PrismaClient;
@@ -43,6 +44,8 @@ export type ServiceDeps = {
   metrics: BusinessMetrics;
   /** How long a webhook receiver has to answer (10 s; tests shorten it). */
   webhookTimeoutMs?: number;
+  /** Name resolution for webhook URLs (the system's DNS; tests give their own). */
+  resolveHost?: ResolveHost;
 };
 
 /** The composition root: every domain service, wired once per process. */
@@ -87,7 +90,9 @@ export function createServices(deps: ServiceDeps) {
 
 /** Outbound webhooks: the client's endpoints and the worker that delivers to them. */
 function webhookServices(deps: ServiceDeps) {
-  const strictUrls = !deps.config.sandbox;
+  // The deployment's setting, never SANDBOX: a public sandbox is as exposed as production.
+  const strictUrls = !deps.config.webhookAllowPrivateUrls;
+  const resolveHost = deps.resolveHost ?? resolveWithDns;
   const deliveryWorker = new DeliveryWorker({
     prisma: deps.prisma,
     sql: deps.sql,
@@ -96,11 +101,13 @@ function webhookServices(deps: ServiceDeps) {
     retryScheduleMs: deps.config.webhookRetryScheduleMs,
     timeoutMs: deps.webhookTimeoutMs ?? 10_000,
     strictUrls,
+    resolveHost,
   });
   const webhookEndpoints = new WebhookEndpointService({
     prisma: deps.prisma,
     encryptionKey: deps.config.encryptionKey,
     strictUrls,
+    resolveHost,
     onQueued: () => deliveryWorker.nudge(),
   });
   return { webhookEndpoints, deliveryWorker };

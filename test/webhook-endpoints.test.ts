@@ -153,12 +153,34 @@ describe("webhook endpoints", () => {
     expect(requests[2].at - requests[1].at).toBeGreaterThanOrEqual(200 + TIMEOUT_MS);
     expect(attempts.map(({ attempt, status, succeeded, error }) => ({ attempt, status, succeeded, error }))).toEqual([
       { attempt: 3, status: 204, succeeded: true, error: null },
-      { attempt: 2, status: null, succeeded: false, error: `no response within ${TIMEOUT_MS} ms` },
+      { attempt: 2, status: null, succeeded: false, error: "timed out" },
       { attempt: 1, status: 500, succeeded: false, error: "HTTP 500" },
     ]);
     expect(attempts[0].nextAttemptAt).toBeNull();
     expect(Date.parse(attempts[2].nextAttemptAt!) - Date.parse(attempts[2].createdAt)).toBeGreaterThanOrEqual(100);
     expect(attempts[1].durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS);
+  });
+
+  it("records a refused and a reset connection alike, as \"connection failed\" (the list must not work as a port scanner)", async () => {
+    const tenant = await newTenant(server);
+    // A port nothing listens on (connection refused), and a listener that resets every connection.
+    const closed = await startSilentListener();
+    await closed.close();
+    const resetting = createTcpServer((socket) => socket.resetAndDestroy());
+    await new Promise<void>((resolve) => resetting.listen(0, "127.0.0.1", resolve));
+    try {
+      const endpoints = [
+        await register(tenant, { url: `http://127.0.0.1:${closed.port}/x`, events: ["user.created"] }),
+        await register(tenant, { url: `http://127.0.0.1:${(resetting.address() as AddressInfo).port}/x`, events: ["user.created"] }),
+      ];
+      await createUser(server, tenant);
+      for (const endpoint of endpoints) {
+        const [first] = await waitForAttempts(tenant, endpoint.id, 1);
+        expect(first).toMatchObject({ status: null, succeeded: false, error: "connection failed" });
+      }
+    } finally {
+      await new Promise((resolve) => resetting.close(resolve));
+    }
   });
 
   it("marks a delivery failed when the schedule is used up, and resends it on request with the same webhook-id", async () => {
@@ -278,12 +300,23 @@ describe("webhook endpoints", () => {
   });
 });
 
-describe("webhook endpoint URLs in production (SANDBOX off)", () => {
+/** Names the tests' resolver answers with a non-public address (anything else does not resolve). */
+const PRIVATE_NAMES: Record<string, string> = { "internal.example.com": "10.0.0.7", "metadata.example.com": "169.254.169.254", "loop.example.com": "127.0.0.1", localhost: "127.0.0.1" };
+const testResolver: ResolveHost = async (hostname) => {
+  const address = PRIVATE_NAMES[hostname];
+  if (!address) throw Object.assign(new Error(`${hostname} not found`), { code: "ENOTFOUND" });
+  return [{ address, family: 4 }];
+};
+
+describe("webhook endpoint URLs without WEBHOOK_ALLOW_PRIVATE_URLS (with the sandbox on)", () => {
   let production: TestServer;
   beforeAll(async () => {
     // Only the production instance delivers while these run.
     await server.app.services.deliveryWorker.stop();
-    production = await startServer({ env: { SANDBOX: "off", WEBHOOK_DELIVERY: "on", ENCRYPTION_KEY, WEBHOOK_RETRY_SCHEDULE: "1h" } });
+    production = await startServer({
+      env: { SANDBOX: "on", WEBHOOK_ALLOW_PRIVATE_URLS: "off", WEBHOOK_DELIVERY: "on", ENCRYPTION_KEY, WEBHOOK_RETRY_SCHEDULE: "1h" },
+      resolveHost: testResolver,
+    });
   });
   afterAll(async () => {
     await production?.stop();
@@ -300,10 +333,27 @@ describe("webhook endpoint URLs in production (SANDBOX off)", () => {
     "https://[::1]/x",
     "https://[fd00::1]/x",
     "https://[::ffff:127.0.0.1]/x",
+    "https://internal.example.com/x",
+    "https://metadata.example.com/latest",
+    "https://loop.example.com/x",
   ])("refuses %s", async (url) => {
     const tenant = await newTenant(production);
     const res = await rest(production, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body: { url } });
     expect(res.status, JSON.stringify(res.body)).toBe(400);
+  });
+
+  it("refuses a name that resolves to loopback at registration without connecting to it", async () => {
+    const local = await startSilentListener();
+    try {
+      const tenant = await newTenant(production);
+      const res = await rest(production, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body: { url: `https://loop.example.com:${local.port}/x` } });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error).toBe("url must point at a public address");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(local.connections()).toBe(0);
+    } finally {
+      await local.close();
+    }
   });
 
   it("checks the resolved address again at delivery time: a name that resolves to loopback is not called", async () => {
@@ -367,12 +417,12 @@ describe("the address policy for production webhooks", () => {
   });
 });
 
-describe("DNS rebinding at delivery time (SANDBOX off)", () => {
+describe("DNS rebinding at delivery time (WEBHOOK_ALLOW_PRIVATE_URLS off)", () => {
   let production: TestServer;
   beforeAll(async () => {
     await server.app.services.deliveryWorker.stop();
     // No worker of its own: the test runs one with a resolver it controls.
-    production = await startServer({ env: { SANDBOX: "off", ENCRYPTION_KEY } });
+    production = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: "off", ENCRYPTION_KEY } });
   });
   afterAll(async () => {
     await production?.stop();

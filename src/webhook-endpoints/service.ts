@@ -5,7 +5,8 @@ import { positionOf } from "../events/log.js";
 import { MAX_PAGE, parseEventTypes } from "../events/service.js";
 import { parseInput, requireUuid } from "../validation.js";
 import { newSecret, sealSecret } from "./secrets.js";
-import { parseEndpointUrl } from "./url-policy.js";
+import { admitEndpointUrl } from "./url-policy.js";
+import type { ResolveHost } from "./sender.js";
 
 /** How long a rotated-out secret keeps signing alongside the new one. */
 export const PREVIOUS_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -34,8 +35,9 @@ const viewOf = (endpoint: WebhookEndpoint): EndpointView => ({
 type Deps = {
   prisma: PrismaClient;
   encryptionKey: Buffer;
-  /** Production without the sandbox: https and public addresses only. */
+  /** Unless WEBHOOK_ALLOW_PRIVATE_URLS: https and public addresses only. */
   strictUrls: boolean;
+  resolveHost: ResolveHost;
   /** Called when deliveries were queued, so this instance's worker looks at once. */
   onQueued: () => void;
 };
@@ -48,7 +50,7 @@ export class WebhookEndpointService {
   async create(clientId: string, input: Record<string, unknown>): Promise<EndpointView & { secret: string }> {
     const { url, events, description } = parseInput(EndpointInput, input);
     const eventTypes = parseEventTypes(events, "events");
-    const target = parseEndpointUrl(url, this.deps.strictUrls);
+    const target = await admitEndpointUrl(url, this.deps.strictUrls, this.deps.resolveHost);
     const secret = newSecret();
     const endpoint = await this.deps.prisma.$transaction(async (tx) => {
       await lockClientEndpoints(tx, clientId);

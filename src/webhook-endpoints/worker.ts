@@ -16,7 +16,7 @@ export type DeliveryWorkerOptions = {
   retryScheduleMs: readonly number[];
   /** A 2xx within this long is success (10 s; tests shorten it). */
   timeoutMs: number;
-  /** Production without the sandbox: refuse destinations that resolve to non-public addresses. */
+  /** Unless WEBHOOK_ALLOW_PRIVATE_URLS: refuse destinations that resolve to non-public addresses. */
   strictUrls: boolean;
   pollMs?: number;
   /** Sends this worker keeps going at once (a new one starts as soon as one ends). */
@@ -216,10 +216,13 @@ export class DeliveryWorker {
   }
 }
 
-/** A short reason for the attempts list, without echoing anything the receiver sent. */
+/**
+ * What the attempts list says went wrong: what the endpoint's owner needs, nothing of the network's
+ * internals (refused, reset, unreachable or a TLS failure are all "connection failed": telling them
+ * apart would make the list a port scanner), nor anything the receiver sent.
+ */
 function describeFailure(err: unknown): string {
-  if (err instanceof DestinationRefused || err instanceof NoResponse) return err.message;
-  const code = (err as NodeJS.ErrnoException)?.code;
-  if (code) return `connection failed: ${code}`;
-  return err instanceof Error ? err.message.slice(0, 200) : "delivery failed";
+  if (err instanceof DestinationRefused) return err.message;
+  if (err instanceof NoResponse) return "timed out";
+  return "connection failed";
 }
