@@ -10,7 +10,7 @@ import { isNonPublicAddress } from "../src/webhook-endpoints/url-policy.js";
 import type { ResolveHost } from "../src/webhook-endpoints/sender.js";
 import { DeliveryWorker } from "../src/webhook-endpoints/worker.js";
 import { createLogger } from "../src/logger.js";
-import { MAX_PENDING_PER_ENDPOINT } from "../src/webhook-endpoints/service.js";
+import { MAX_PENDING_PER_ENDPOINT } from "../src/webhook-endpoints/limits.js";
 
 /** Short, yet long enough that a busy embedded database (in this process) does not time out a prompt receiver. */
 const TIMEOUT_MS = 1000;
@@ -222,6 +222,31 @@ describe("webhook endpoints", () => {
     expect(JSON.stringify(refused.body)).toContain(`already has ${MAX_PENDING_PER_ENDPOINT} deliveries pending`);
   });
 
+  it(`queues no new event for an endpoint that has ${MAX_PENDING_PER_ENDPOINT} deliveries pending: it records it as not sent, and resending works once drained`, async () => {
+    const tenant = await newTenant(server);
+    const hooks = await receiver(() => "hang");
+    const endpoint = await register(tenant, { url: hooks.url, events: ["user.created"] });
+    await createUser(server, tenant);
+    const [event] = await waitForEvents(server, tenant, 1, "&type=user.created");
+    const later = new Date(Date.now() + 3_600_000);
+    const { prisma } = server.app.db;
+    await prisma.webhookDelivery.createMany({
+      data: Array.from({ length: MAX_PENDING_PER_ENDPOINT }, () => ({ clientId: tenant.clientId, eventId: event.id, endpointId: endpoint.id, nextAttemptAt: later })),
+    });
+    const pending = () => prisma.webhookDelivery.count({ where: { endpointId: endpoint.id, state: "PENDING" } });
+    const before = await pending();
+    const userId = await createUser(server, tenant);
+    const [, second] = await waitForEvents(server, tenant, 2, "&type=user.created");
+    expect(second.data.object.id).toBe(userId);
+    expect(await pending()).toBe(before);
+    const notSent = (await deliveries(tenant, endpoint.id)).filter((attempt) => attempt.eventId === second.id);
+    expect(notSent).toEqual([expect.objectContaining({ attempt: 0, status: null, succeeded: false, nextAttemptAt: null, error: expect.stringContaining(`already had ${MAX_PENDING_PER_ENDPOINT} deliveries pending`) })]);
+    // Drained: the event can be resent.
+    await prisma.webhookDelivery.deleteMany({ where: { endpointId: endpoint.id, nextAttemptAt: later } });
+    const resent = await rest(server, "POST", `/v1/events/${second.id}/resend`, { headers: tenant.headers, body: { endpointId: endpoint.id } });
+    expect(resent.status, JSON.stringify(resent.body)).toBe(202);
+  });
+
   it("signs with both secrets for a day after a rotation, and with the new one alone after that", async () => {
     const tenant = await newTenant(server);
     const hooks = await receiver();
@@ -375,6 +400,57 @@ describe("webhook endpoint URLs without WEBHOOK_ALLOW_PRIVATE_URLS (with the san
     const tenant = await newTenant(production);
     const res = await rest(production, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body: { url: "https://hooks.example.com/x" } });
     expect(res.status).toBe(201);
+  });
+});
+
+describe("webhook delivery across clients", () => {
+  /** How long a receiver has to answer here: the stuck endpoints hold every send this long. */
+  const STUCK_TIMEOUT_MS = 8000;
+  const STUCK_CLIENTS = 5;
+  const RESENDS_PER_CLIENT = 12;
+  let fair: TestServer;
+  beforeAll(async () => {
+    // Only this instance delivers while this runs.
+    await server.app.services.deliveryWorker.stop();
+    fair = await startServer({ env: { WEBHOOK_DELIVERY: "on", WEBHOOK_RETRY_SCHEDULE: "1h", ENCRYPTION_KEY }, webhookTimeoutMs: STUCK_TIMEOUT_MS });
+  });
+  afterAll(async () => {
+    await fair?.stop();
+    server.app.services.deliveryWorker.start();
+  });
+
+  const registerOn = async (tenant: Tenant, url: string) => {
+    const res = await rest(fair, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body: { url, events: ["user.created"] } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.id as string;
+  };
+
+  it("lets no client starve the others: with five clients' endpoints hanging on many resends, another tenant's event arrives promptly", { timeout: 60_000 }, async () => {
+    // Loopback receivers that accept every request and never answer.
+    const stuck = await Promise.all(Array.from({ length: STUCK_CLIENTS }, () => receiver(() => "hang")));
+    const prompt = await receiver(() => 204);
+    await Promise.all(
+      stuck.map(async (hanging) => {
+        const tenant = await newTenant(fair);
+        const endpointId = await registerOn(tenant, hanging.url);
+        await createUser(fair, tenant);
+        const [event] = await waitForEvents(fair, tenant, 1, "&type=user.created");
+        for (let i = 0; i < RESENDS_PER_CLIENT; i++) {
+          const resent = await rest(fair, "POST", `/v1/events/${event.id}/resend`, { headers: tenant.headers, body: { endpointId } });
+          expect(resent.status, JSON.stringify(resent.body)).toBe(202);
+        }
+      }),
+    );
+    // Every stuck client has sends hanging now.
+    await Promise.all(stuck.map((hanging) => hanging.waitFor(1)));
+
+    const other = await newTenant(fair);
+    await registerOn(other, prompt.url);
+    const started = Date.now();
+    await createUser(fair, other);
+    const [arrived] = await prompt.waitFor(1, STUCK_TIMEOUT_MS);
+    expect(arrived, "the other tenant's event never arrived while the stuck sends held").toBeDefined();
+    expect(arrived.at - started).toBeLessThan(STUCK_TIMEOUT_MS / 4);
   });
 });
 

@@ -7,12 +7,11 @@ import { parseInput, requireUuid } from "../validation.js";
 import { newSecret, sealSecret } from "./secrets.js";
 import { admitEndpointUrl } from "./url-policy.js";
 import type { ResolveHost } from "./sender.js";
+import { MAX_PENDING_PER_ENDPOINT } from "./limits.js";
 
 /** How long a rotated-out secret keeps signing alongside the new one. */
 export const PREVIOUS_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 const MAX_ENDPOINTS_PER_CLIENT = 20;
-/** Deliveries an endpoint may have waiting (resends beyond it are refused, so a client cannot flood the queue). */
-export const MAX_PENDING_PER_ENDPOINT = 100;
 const DEFAULT_ATTEMPTS_PAGE = 20;
 
 export const EndpointInput = z.object({
