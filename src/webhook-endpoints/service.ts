@@ -7,11 +7,10 @@ import { parseInput, requireUuid } from "../validation.js";
 import { newSecret, sealSecret } from "./secrets.js";
 import { admitEndpointUrl } from "./url-policy.js";
 import type { ResolveHost } from "./sender.js";
-import { MAX_PENDING_PER_ENDPOINT } from "./limits.js";
+import { MAX_ENDPOINTS_PER_CLIENT, MAX_PENDING_PER_ENDPOINT } from "./limits.js";
 
 /** How long a rotated-out secret keeps signing alongside the new one. */
 export const PREVIOUS_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
-const MAX_ENDPOINTS_PER_CLIENT = 20;
 const DEFAULT_ATTEMPTS_PAGE = 20;
 
 export const EndpointInput = z.object({
