@@ -152,6 +152,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     watch: services.credentialWatch,
     limits: config.websocket,
     streams,
+    rateLimits,
     clientIp,
     logger,
   });
