@@ -106,7 +106,9 @@ type CostArgs = {
  * Objects the operation may produce: each composite field counts 1, times the sizes of the lists
  * around it. A list's size is its own size argument; else, inside a sized page (a connection's
  * `edges`, a LedgerPage's `transactions`), the page's size; else its field's `maxListSize`, the
- * bound every list without a size argument declares (see unboundedLists).
+ * bound every list without a size argument declares (see unboundedLists). A field with a
+ * `maxPerOperation` extension (one that writes a row, like conversionQuote) is refused when the
+ * operation selects it more often than that, aliases and fragments included.
  */
 export function operationCost({ schema, document, operationName, variableValues }: CostArgs): number {
   const operation = selectedOperation(document, operationName);
@@ -117,6 +119,7 @@ export function operationCost({ schema, document, operationName, variableValues 
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   }
 
+  const uses = new Map<GraphQLField<unknown, unknown>, number>();
   const costOf = (selectionSet: SelectionSetNode, parent: GraphQLNamedType, insideList: boolean, pageSize?: number): number => {
     let total = 0;
     for (const selection of selectionSet.selections) {
@@ -137,6 +140,11 @@ export function operationCost({ schema, document, operationName, variableValues 
       if (!field) continue;
       if (insideList && NOT_IN_LISTS.has(`${parent.name}.${name}`)) {
         throw new AppError("BAD_USER_INPUT", `${name} cannot be asked for inside a list: ask for it on one ${parent.name}`, { param: name });
+      }
+      const maxUses = field.extensions.maxPerOperation;
+      if (typeof maxUses === "number") {
+        uses.set(field, (uses.get(field) ?? 0) + 1);
+        if (uses.get(field)! > maxUses) throw new AppError("BAD_USER_INPUT", `${name} can be asked for at most ${maxUses} times in one operation`, { param: name });
       }
       const type = getNamedType(field.type);
       if (!isCompositeType(type) || !selection.selectionSet) continue;
