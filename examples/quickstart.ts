@@ -56,18 +56,20 @@ async function main() {
   const account = await rest<VirtualAccount>("POST", "/v1/virtual-account/ngn", { userId: user.id });
   console.log(`NGN account  ${account.accountNumber} at ${account.bankName} → ${account.destinationAsset} to ${account.destinationAddress}`);
 
-  // 3. Live deposit updates over graphql-ws; the credentials go in connection_init.
+  // 3. Live deposit updates over graphql-ws; the credentials go in connection_init. The client
+  // connects lazily and the protocol does not acknowledge a subscription, so we take the event
+  // cursor first and subscribe from it: whatever happens after this line is replayed, never missed.
+  const { cursor } = await rest<{ cursor: string | null }>("GET", "/v1/events/cursor");
   const socket = createClient({
     url: `${BASE_URL.replace(/^http/, "ws")}/graphql`,
     webSocketImpl: WebSocket,
     connectionParams: { "x-api-key": API_KEY },
   });
   const updates = socket.iterate<{ depositUpdated: Deposit }>({
-    query: `subscription ($userId: ID) { depositUpdated(userId: $userId) { id status amount currency } }`,
-    variables: { userId: user.id },
+    query: `subscription ($userId: ID, $after: ID) { depositUpdated(userId: $userId, after: $after) { id status amount currency } }`,
+    variables: { userId: user.id, after: cursor },
   });
   const first = updates.next();
-  await new Promise((resolve) => setTimeout(resolve, 500)); // the protocol does not acknowledge a subscription
 
   try {
     // 4. The sandbox plays the bank: 50,000 NGN arrive (PENDING), then we settle them (COMPLETED).

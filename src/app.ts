@@ -30,6 +30,7 @@ import { metricsEndpoint, observeServer } from "./metrics/http.js";
 import { createMetrics } from "./metrics/metrics.js";
 import { startDepositSettler, type DepositSettler } from "./sandbox/settler.js";
 import { mountWebhooks } from "./webhooks/router.js";
+import type { ResolveHost } from "./webhook-endpoints/sender.js";
 
 export type App = {
   /** Listens on config.port (0 picks a free port); resolves to the base URL. */
@@ -53,9 +54,11 @@ export type AppOptions = {
   providers?: Partial<Providers>;
   /** How long a webhook receiver has to answer (default 10 s; tests shorten it). */
   webhookTimeoutMs?: number;
+  /** Name resolution for webhook URLs (default: the system's DNS; tests give their own). */
+  resolveHost?: ResolveHost;
 };
 
-export async function buildApp({ config, logger, embeddedDir, providers: overrides, webhookTimeoutMs }: AppOptions): Promise<App> {
+export async function buildApp({ config, logger, embeddedDir, providers: overrides, webhookTimeoutMs, resolveHost }: AppOptions): Promise<App> {
   const db = await openDatabase({
     url: config.databaseUrl,
     embeddedDir: embeddedDir ?? embeddedDataDir(config.dataDir),
@@ -77,7 +80,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     logger,
   });
   const metrics = createMetrics();
-  const services = createServices({ prisma: db.prisma, sql: db.sql, config, logger, mailer, providers, events: bus.events, metrics, webhookTimeoutMs });
+  const services = createServices({ prisma: db.prisma, sql: db.sql, config, logger, mailer, providers, events: bus.events, metrics, webhookTimeoutMs, resolveHost });
   const admin = db.lockedDataDir ? await serveAdminSocket({ dataDir: db.lockedDataDir, prisma: db.prisma, keys: services.keys, logger }) : undefined;
   const rateLimits = new RateLimits(
     {
@@ -142,6 +145,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     watch: services.credentialWatch,
     limits: config.websocket,
     streams,
+    rateLimits,
     clientIp,
     logger,
   });

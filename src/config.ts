@@ -62,6 +62,7 @@ const EnvSchema = z.object({
   RETENTION_REVOKED_KEYS_DAYS: z.coerce.number().int().min(1).default(30),
   RETENTION_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
   RETENTION_BATCH: z.coerce.number().int().min(1).max(10_000).default(500),
+  WEBHOOK_ALLOW_PRIVATE_URLS: booleanFlag.optional(),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .default("5s,5m,30m,2h,5h,10h,10h")
@@ -132,6 +133,11 @@ export type Config = {
   webhookTimeoutMs: number;
   webhookLeaseMarginMs: number;
   retention: RetentionSettings;
+  /**
+   * Whether webhook endpoints may be http and point at loopback, private, link-local or other
+   * non-public addresses (WEBHOOK_ALLOW_PRIVATE_URLS; off in production, on elsewhere).
+   */
+  webhookAllowPrivateUrls: boolean;
 };
 
 export class ConfigError extends Error {}
@@ -238,5 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         revokedKeys: e.RETENTION_REVOKED_KEYS_DAYS * DAY_MS,
       },
     },
+    // A developer's receiver runs on their own machine; a deployment reachable by others must opt in.
+    webhookAllowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS ?? !production,
   };
 }

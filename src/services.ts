@@ -31,6 +31,7 @@ import { EventService } from "./events/service.js";
 import { WebhookEndpointService } from "./webhook-endpoints/service.js";
 import { DeliveryWorker } from "./webhook-endpoints/worker.js";
 import { RetentionJob } from "./retention/job.js";
+import { resolveWithDns, type ResolveHost } from "./webhook-endpoints/sender.js";
 
 export type ServiceDeps = {
   prisma: PrismaClient;
@@ -44,6 +45,8 @@ export type ServiceDeps = {
   metrics: BusinessMetrics;
   /** How long a webhook receiver has to answer (10 s; tests shorten it). */
   webhookTimeoutMs?: number;
+  /** Name resolution for webhook URLs (the system's DNS; tests give their own). */
+  resolveHost?: ResolveHost;
 };
 
 /** The composition root: every domain service, wired once per process. */
@@ -80,7 +83,7 @@ export function createServices(deps: ServiceDeps) {
     virtualAccounts,
     balanceLookup: new BalanceLookupService({ users, ledger }),
     withdrawals: new WithdrawalService({ prisma: deps.prisma, users, ledger, metrics: deps.metrics }),
-    clientEvents: new EventService(deps.prisma, deps.sql),
+    clientEvents: new EventService({ prisma: deps.prisma, sql: deps.sql, bus: deps.events, logger: deps.logger }),
     retention: new RetentionJob({ sql: deps.sql, settings: deps.config.retention, logger: deps.logger }),
     ...webhookServices(deps),
     ...depositServices(deps, { users, ledger, wallets, virtualAccounts, conversion }),
@@ -89,7 +92,9 @@ export function createServices(deps: ServiceDeps) {
 
 /** Outbound webhooks: the client's endpoints and the worker that delivers to them. */
 function webhookServices(deps: ServiceDeps) {
-  const strictUrls = !deps.config.sandbox;
+  // The deployment's setting, never SANDBOX: a public sandbox is as exposed as production.
+  const strictUrls = !deps.config.webhookAllowPrivateUrls;
+  const resolveHost = deps.resolveHost ?? resolveWithDns;
   const deliveryWorker = new DeliveryWorker({
     prisma: deps.prisma,
     sql: deps.sql,
@@ -99,11 +104,13 @@ function webhookServices(deps: ServiceDeps) {
     timeoutMs: deps.webhookTimeoutMs ?? deps.config.webhookTimeoutMs,
     leaseMarginMs: deps.config.webhookLeaseMarginMs,
     strictUrls,
+    resolveHost,
   });
   const webhookEndpoints = new WebhookEndpointService({
     prisma: deps.prisma,
     encryptionKey: deps.config.encryptionKey,
     strictUrls,
+    resolveHost,
     onQueued: () => deliveryWorker.nudge(),
   });
   return { webhookEndpoints, deliveryWorker };

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, type Tenant, type TestServer } from "./support/server.js";
 import { errorCodes, gql, rest, contractKeys } from "./support/http.js";
 import { signIn, startServerWithMailbox, type Mailbox } from "./support/mailbox.js";
+import { MAX_ACTIVE_KEYS } from "../src/keys/service.js";
 
 let server: TestServer;
 let mailbox: Mailbox;
@@ -83,6 +84,23 @@ describe("GET /v1/api-keys", () => {
     const used = await lastUsed();
     expect(used).not.toBeNull();
     expect(Date.parse(used)).toBeGreaterThanOrEqual(before - 1000);
+  });
+});
+
+describe("the bound on a client's keys", () => {
+  it(`refuses a key beyond ${MAX_ACTIVE_KEYS} active ones (400) until one is revoked, and lists the active and the recently revoked`, async () => {
+    const tenant = await newTenant(server);
+    for (let i = 1; i < MAX_ACTIVE_KEYS; i++) await server.app.services.keys.create(tenant.clientId);
+    const refused = await rest(server, "POST", "/v1/api-keys", { headers: tenant.headers });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    expect(refused.body.error).toBe(`A client has at most ${MAX_ACTIVE_KEYS} active API keys: revoke one first`);
+    const listed = (await rest(server, "GET", "/v1/api-keys", { headers: tenant.headers })).body as { id: string }[];
+    expect(listed).toHaveLength(MAX_ACTIVE_KEYS);
+    expect((await rest(server, "DELETE", `/v1/api-keys/${listed[1].id}`, { headers: tenant.headers })).status).toBe(200);
+    expect((await rest(server, "POST", "/v1/api-keys", { headers: tenant.headers })).status).toBe(200);
+    const after = (await rest(server, "GET", "/v1/api-keys", { headers: tenant.headers })).body as { id: string; revokedAt: string | null }[];
+    expect(after).toHaveLength(MAX_ACTIVE_KEYS + 1);
+    expect(after.filter((key) => key.revokedAt)).toEqual([expect.objectContaining({ id: listed[1].id })]);
   });
 });
 

@@ -32,7 +32,7 @@ function configErrorOf(env: Record<string, string>): ConfigError {
 describe("loadConfig", () => {
   it("has working defaults for development", () => {
     const config = loadConfig({ DATA_DIR: dataDir() });
-    expect(config).toMatchObject({ env: "development", port: 4000, sandbox: true, introspection: true, databaseUrl: undefined });
+    expect(config).toMatchObject({ env: "development", port: 4000, sandbox: true, introspection: true, databaseUrl: undefined, webhookAllowPrivateUrls: true });
     expect(config.jwtSecret.length).toBeGreaterThanOrEqual(32);
     expect(config.encryptionKey).toHaveLength(32);
   });
@@ -82,7 +82,7 @@ describe("loadConfig", () => {
 
   it("accepts a complete production configuration, with the sandbox and introspection off", () => {
     const config = loadConfig({ DATA_DIR: dataDir(), ...PRODUCTION });
-    expect(config).toMatchObject({ env: "production", sandbox: false, introspection: false, jwtSecret: SECRET });
+    expect(config).toMatchObject({ env: "production", sandbox: false, introspection: false, jwtSecret: SECRET, webhookAllowPrivateUrls: false });
     expect(config.encryptionKey.toString("hex")).toBe("ab".repeat(32));
   });
 
@@ -102,6 +102,13 @@ describe("loadConfig", () => {
   it("reads switches and numbers", () => {
     const config = loadConfig({ DATA_DIR: dataDir(), SANDBOX: "off", PORT: "8080", RATE_LIMIT_PER_MINUTE: "60", GRAPHQL_INTROSPECTION: "no" });
     expect(config).toMatchObject({ sandbox: false, port: 8080, rateLimitPerMinute: 60, introspection: false });
+  });
+
+  it("keeps private webhook URLs off in production whatever SANDBOX says, unless WEBHOOK_ALLOW_PRIVATE_URLS turns them on", () => {
+    expect(loadConfig({ DATA_DIR: dataDir(), ...PRODUCTION, SANDBOX: "on" }).webhookAllowPrivateUrls).toBe(false);
+    expect(loadConfig({ DATA_DIR: dataDir(), ...PRODUCTION, WEBHOOK_ALLOW_PRIVATE_URLS: "on" }).webhookAllowPrivateUrls).toBe(true);
+    expect(loadConfig({ DATA_DIR: dataDir(), WEBHOOK_ALLOW_PRIVATE_URLS: "off" }).webhookAllowPrivateUrls).toBe(false);
+    expect(configErrorOf({ WEBHOOK_ALLOW_PRIVATE_URLS: "maybe" }).message).toMatch(/WEBHOOK_ALLOW_PRIVATE_URLS/);
   });
 
   it("reads the webhook retry schedule in ms, s, m and h, with the documented default", () => {

@@ -4,6 +4,7 @@ import { SandboxFxSource, type Currency, type FxSource } from "../src/providers/
 import { startServer, newTenant, type Tenant, type TestServer } from "./support/server.js";
 import { createUser, errorCodes, gql, rest, contractKeys, contractBody } from "./support/http.js";
 import { expectLedgerInvariants, fund } from "./support/ledger.js";
+import { MAX_OPEN_QUOTES } from "../src/conversion/service.js";
 
 /** The sandbox FX source, whose market a test can move (an external provider, so it may be replaced). */
 class MovableFx implements FxSource {
@@ -200,6 +201,42 @@ describe("quotes lock the rate", () => {
     const res = await convert(tenant, { userId, from: "USD", to: "GBP", amount: 2, quoteId: quoted.body.id });
     expect(res.status).toBe(200);
     await expectLedgerInvariants(server, tenant.clientId);
+  });
+});
+
+describe("the bound on stored quotes", () => {
+  const quotes = (count: number) =>
+    `{ ${Array.from({ length: count }, (_, i) => `q${i}: conversionQuote(from: USD, to: EUR, amount: "${i + 1}") { id }`).join(" ")} }`;
+  const unused = (tenant: Tenant) => server.app.db.prisma.conversionQuote.count({ where: { clientId: tenant.clientId, usedAt: null } });
+
+  it("refuses an operation that asks for more than 5 quotes (aliases count) before storing any", async () => {
+    const tenant = await newTenant(server);
+    const five = await gql(server, quotes(5), {}, tenant.headers);
+    expect(five.body.errors).toBeUndefined();
+    const six = await gql(server, quotes(6), {}, tenant.headers);
+    expect(six.status).toBe(400);
+    expect(six.body.errors?.[0]?.message).toBe("conversionQuote can be asked for at most 5 times in one operation");
+    expect(await unused(tenant)).toBe(5);
+  });
+
+  it(`keeps at most ${MAX_OPEN_QUOTES} unused quotes per client, deletes unused ones once old, and still converts at a quote within its 30 s`, async () => {
+    const { tenant, userId } = await fundedUser();
+    const { prisma } = server.app.db;
+    const terms = { clientId: tenant.clientId, from: "USD", to: "EUR", amount: 1, rate: 0.9, fee: 0, convertedAmount: 0.9, expiresAt: new Date(Date.now() + 30_000) };
+    await prisma.conversionQuote.createMany({ data: Array.from({ length: MAX_OPEN_QUOTES - 1 }, () => terms) });
+    const last = await quote(tenant, "from=USD&to=EUR&amount=20");
+    expect(last.status).toBe(200);
+    const refused = await quote(tenant, "from=USD&to=EUR&amount=20");
+    expect(refused.status, JSON.stringify(refused.body)).toBe(429);
+    expect(refused.body.error).toBe(`At most ${MAX_OPEN_QUOTES} unused quotes at once: use one or wait for them to expire`);
+    // Redeeming one makes room.
+    expect((await convert(tenant, { userId, from: "USD", to: "EUR", amount: 20, quoteId: last.body.id })).status).toBe(200);
+    expect((await quote(tenant, "from=USD&to=EUR&amount=20")).status).toBe(200);
+    // Once they are two minutes old, unused quotes are deleted by the next quote.
+    await prisma.conversionQuote.updateMany({ where: { clientId: tenant.clientId, usedAt: null }, data: { createdAt: new Date(Date.now() - 121_000) } });
+    expect((await quote(tenant, "from=USD&to=EUR&amount=3")).status).toBe(200);
+    expect(await unused(tenant)).toBe(1);
+    expect(await prisma.conversionQuote.count({ where: { id: last.body.id } })).toBe(1);
   });
 });
 

@@ -240,6 +240,15 @@ describe("query cost and shape", () => {
     expect(codesOf(res.body)).toEqual(["BAD_USER_INPUT"]);
   });
 
+  it("counts a page object's size: 20 aliases of transactionsPage(limit: 1000) { transactions { id } } are refused 400 before running", async () => {
+    const { tenant } = await tenantWithUser();
+    const aliases = Array.from({ length: 20 }, (_, i) => `a${i}: transactionsPage(limit: 1000) { transactions { id } }`).join(" ");
+    const res = await postGraphql(limited, "json", `{ ${aliases} }`, { headers: tenant.headers });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.errors?.[0]?.message).toMatch(/^Query cost 20020 exceeds 5000/);
+    expect(res.body.data).toBeUndefined();
+  });
+
   it("runs one user's ledgerPage(limit: 1000) and ledger(first: 1000)", async () => {
     const { tenant, userId } = await tenantWithUser();
     const query = `{ user(id: "${userId}") { ledgerPage(limit: 1000) { id } ledger(first: 1000) { totalCount edges { node { id } } } } }`;

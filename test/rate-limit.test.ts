@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, startServer, type TestServer } from "./support/server.js";
 import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { gql, rest, type HttpResult, contractKeys } from "./support/http.js";
+import { connectWs } from "./support/pipeline.js";
+import { TOO_MANY_CONNECTIONS } from "../src/graphql/websocket.js";
 
 /** Three requests a minute per credential, so fifteen per IP: small enough to reach in a test. */
 const PER_MINUTE = 3;
@@ -48,6 +50,33 @@ describe("rate limits", () => {
     const fresh = await newTenant(server);
     expectLimited(await rest(server, "GET", "/v1/user", { headers: { ...fresh.headers, ...ip } }));
     expect((await rest(server, "GET", "/v1/user", { headers: { ...fresh.headers, ...fromIp() } })).status).toBe(200);
+  });
+
+  it("counts each websocket connection_init against the IP's budget, and closes one over it (4429) without looking its key up", async () => {
+    const ip = fromIp();
+    const auth = server.app.services.auth;
+    const authenticate = auth.authenticate.bind(auth);
+    let lookups = 0;
+    auth.authenticate = ((...args: Parameters<typeof authenticate>) => (lookups++, authenticate(...args))) as typeof auth.authenticate;
+    try {
+      const closes: number[] = [];
+      for (let i = 0; i < PER_IP; i++) closes.push(await connectWs(server, { "x-api-key": `fpk_${"0".repeat(12)}.bad` }, { headers: ip }).closed);
+      expect(closes.every((code) => code === 4403)).toBe(true);
+      expect(lookups).toBe(PER_IP);
+      expect(await connectWs(server, { "x-api-key": `fpk_${"0".repeat(12)}.bad` }, { headers: ip }).closed).toBe(TOO_MANY_CONNECTIONS);
+      expect(lookups).toBe(PER_IP);
+      // Whatever the credential, as over HTTP; another address goes on.
+      const fresh = await newTenant(server);
+      expect(await connectWs(server, { "x-api-key": fresh.apiKey }, { headers: ip }).closed).toBe(TOO_MANY_CONNECTIONS);
+      const elsewhere = connectWs(server, { "x-api-key": fresh.apiKey }, { headers: fromIp() });
+      try {
+        expect(await elsewhere.run({ query: "{ me { id } }" })).toEqual([{ data: { me: { id: fresh.clientId } } }]);
+      } finally {
+        await elsewhere.dispose();
+      }
+    } finally {
+      auth.authenticate = authenticate;
+    }
   });
 
   // Both instances need the same database (for the tenant) and Redis (for the budget).

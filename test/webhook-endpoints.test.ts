@@ -11,7 +11,7 @@ import { isNonPublicAddress } from "../src/webhook-endpoints/url-policy.js";
 import type { ResolveHost } from "../src/webhook-endpoints/sender.js";
 import { DeliveryWorker } from "../src/webhook-endpoints/worker.js";
 import { createLogger } from "../src/logger.js";
-import { MAX_PENDING_PER_ENDPOINT } from "../src/webhook-endpoints/service.js";
+import { MAX_PENDING_PER_ENDPOINT } from "../src/webhook-endpoints/limits.js";
 
 /** Short, yet long enough that a busy embedded database (in this process) does not time out a prompt receiver. */
 const TIMEOUT_MS = 1000;
@@ -169,12 +169,34 @@ describe("webhook endpoints", () => {
     expect(requests[2].at - requests[1].at).toBeGreaterThanOrEqual(200 + TIMEOUT_MS);
     expect(attempts.map(({ attempt, status, succeeded, error }) => ({ attempt, status, succeeded, error }))).toEqual([
       { attempt: 3, status: 204, succeeded: true, error: null },
-      { attempt: 2, status: null, succeeded: false, error: `no response within ${TIMEOUT_MS} ms` },
+      { attempt: 2, status: null, succeeded: false, error: "timed out" },
       { attempt: 1, status: 500, succeeded: false, error: "HTTP 500" },
     ]);
     expect(attempts[0].nextAttemptAt).toBeNull();
     expect(Date.parse(attempts[2].nextAttemptAt!) - Date.parse(attempts[2].createdAt)).toBeGreaterThanOrEqual(100);
     expect(attempts[1].durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS);
+  });
+
+  it("records a refused and a reset connection alike, as \"connection failed\" (the list must not work as a port scanner)", async () => {
+    const tenant = await newTenant(server);
+    // A port nothing listens on (connection refused), and a listener that resets every connection.
+    const closed = await startSilentListener();
+    await closed.close();
+    const resetting = createTcpServer((socket) => socket.resetAndDestroy());
+    await new Promise<void>((resolve) => resetting.listen(0, "127.0.0.1", resolve));
+    try {
+      const endpoints = [
+        await register(tenant, { url: `http://127.0.0.1:${closed.port}/x`, events: ["user.created"] }),
+        await register(tenant, { url: `http://127.0.0.1:${(resetting.address() as AddressInfo).port}/x`, events: ["user.created"] }),
+      ];
+      await createUser(server, tenant);
+      for (const endpoint of endpoints) {
+        const [first] = await waitForAttempts(tenant, endpoint.id, 1);
+        expect(first).toMatchObject({ status: null, succeeded: false, error: "connection failed" });
+      }
+    } finally {
+      await new Promise((resolve) => resetting.close(resolve));
+    }
   });
 
   it("marks a delivery failed when the schedule is used up, and resends it on request with the same webhook-id", async () => {
@@ -214,6 +236,31 @@ describe("webhook endpoints", () => {
     const refused = await resend();
     expect(refused.status, JSON.stringify(refused.body)).toBe(429);
     expect(JSON.stringify(refused.body)).toContain(`already has ${MAX_PENDING_PER_ENDPOINT} deliveries pending`);
+  });
+
+  it(`queues no new event for an endpoint that has ${MAX_PENDING_PER_ENDPOINT} deliveries pending: it records it as not sent, and resending works once drained`, async () => {
+    const tenant = await newTenant(server);
+    const hooks = await receiver(() => "hang");
+    const endpoint = await register(tenant, { url: hooks.url, events: ["user.created"] });
+    await createUser(server, tenant);
+    const [event] = await waitForEvents(server, tenant, 1, "&type=user.created");
+    const later = new Date(Date.now() + 3_600_000);
+    const { prisma } = server.app.db;
+    await prisma.webhookDelivery.createMany({
+      data: Array.from({ length: MAX_PENDING_PER_ENDPOINT }, () => ({ clientId: tenant.clientId, eventId: event.id, endpointId: endpoint.id, nextAttemptAt: later })),
+    });
+    const pending = () => prisma.webhookDelivery.count({ where: { endpointId: endpoint.id, state: "PENDING" } });
+    const before = await pending();
+    const userId = await createUser(server, tenant);
+    const [, second] = await waitForEvents(server, tenant, 2, "&type=user.created");
+    expect(second.data.object.id).toBe(userId);
+    expect(await pending()).toBe(before);
+    const notSent = (await deliveries(tenant, endpoint.id)).filter((attempt) => attempt.eventId === second.id);
+    expect(notSent).toEqual([expect.objectContaining({ attempt: 0, status: null, succeeded: false, nextAttemptAt: null, error: expect.stringContaining(`already had ${MAX_PENDING_PER_ENDPOINT} deliveries pending`) })]);
+    // Drained: the event can be resent.
+    await prisma.webhookDelivery.deleteMany({ where: { endpointId: endpoint.id, nextAttemptAt: later } });
+    const resent = await rest(server, "POST", `/v1/events/${second.id}/resend`, { headers: tenant.headers, body: { endpointId: endpoint.id } });
+    expect(resent.status, JSON.stringify(resent.body)).toBe(202);
   });
 
   it("signs with both secrets for a day after a rotation, and with the new one alone after that", async () => {
@@ -294,12 +341,23 @@ describe("webhook endpoints", () => {
   });
 });
 
-describe("webhook endpoint URLs in production (SANDBOX off)", () => {
+/** Names the tests' resolver answers with a non-public address (anything else does not resolve). */
+const PRIVATE_NAMES: Record<string, string> = { "internal.example.com": "10.0.0.7", "metadata.example.com": "169.254.169.254", "loop.example.com": "127.0.0.1", localhost: "127.0.0.1" };
+const testResolver: ResolveHost = async (hostname) => {
+  const address = PRIVATE_NAMES[hostname];
+  if (!address) throw Object.assign(new Error(`${hostname} not found`), { code: "ENOTFOUND" });
+  return [{ address, family: 4 }];
+};
+
+describe("webhook endpoint URLs without WEBHOOK_ALLOW_PRIVATE_URLS (with the sandbox on)", () => {
   let production: TestServer;
   beforeAll(async () => {
     // Only the production instance delivers while these run.
     await server.app.services.deliveryWorker.stop();
-    production = await startServer({ env: { SANDBOX: "off", WEBHOOK_DELIVERY: "on", ENCRYPTION_KEY, WEBHOOK_RETRY_SCHEDULE: "1h" } });
+    production = await startServer({
+      env: { SANDBOX: "on", WEBHOOK_ALLOW_PRIVATE_URLS: "off", WEBHOOK_DELIVERY: "on", ENCRYPTION_KEY, WEBHOOK_RETRY_SCHEDULE: "1h" },
+      resolveHost: testResolver,
+    });
   });
   afterAll(async () => {
     await production?.stop();
@@ -316,10 +374,27 @@ describe("webhook endpoint URLs in production (SANDBOX off)", () => {
     "https://[::1]/x",
     "https://[fd00::1]/x",
     "https://[::ffff:127.0.0.1]/x",
+    "https://internal.example.com/x",
+    "https://metadata.example.com/latest",
+    "https://loop.example.com/x",
   ])("refuses %s", async (url) => {
     const tenant = await newTenant(production);
     const res = await rest(production, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body: { url } });
     expect(res.status, JSON.stringify(res.body)).toBe(400);
+  });
+
+  it("refuses a name that resolves to loopback at registration without connecting to it", async () => {
+    const local = await startSilentListener();
+    try {
+      const tenant = await newTenant(production);
+      const res = await rest(production, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body: { url: `https://loop.example.com:${local.port}/x` } });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error).toBe("url must point at a public address");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(local.connections()).toBe(0);
+    } finally {
+      await local.close();
+    }
   });
 
   it("checks the resolved address again at delivery time: a name that resolves to loopback is not called", async () => {
@@ -341,6 +416,57 @@ describe("webhook endpoint URLs in production (SANDBOX off)", () => {
     const tenant = await newTenant(production);
     const res = await rest(production, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body: { url: "https://hooks.example.com/x" } });
     expect(res.status).toBe(201);
+  });
+});
+
+describe("webhook delivery across clients", () => {
+  /** How long a receiver has to answer here: the stuck endpoints hold every send this long. */
+  const STUCK_TIMEOUT_MS = 8000;
+  const STUCK_CLIENTS = 5;
+  const RESENDS_PER_CLIENT = 12;
+  let fair: TestServer;
+  beforeAll(async () => {
+    // Only this instance delivers while this runs.
+    await server.app.services.deliveryWorker.stop();
+    fair = await startServer({ env: { WEBHOOK_DELIVERY: "on", WEBHOOK_RETRY_SCHEDULE: "1h", ENCRYPTION_KEY }, webhookTimeoutMs: STUCK_TIMEOUT_MS });
+  });
+  afterAll(async () => {
+    await fair?.stop();
+    server.app.services.deliveryWorker.start();
+  });
+
+  const registerOn = async (tenant: Tenant, url: string) => {
+    const res = await rest(fair, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body: { url, events: ["user.created"] } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.id as string;
+  };
+
+  it("lets no client starve the others: with five clients' endpoints hanging on many resends, another tenant's event arrives promptly", { timeout: 60_000 }, async () => {
+    // Loopback receivers that accept every request and never answer.
+    const stuck = await Promise.all(Array.from({ length: STUCK_CLIENTS }, () => receiver(() => "hang")));
+    const prompt = await receiver(() => 204);
+    await Promise.all(
+      stuck.map(async (hanging) => {
+        const tenant = await newTenant(fair);
+        const endpointId = await registerOn(tenant, hanging.url);
+        await createUser(fair, tenant);
+        const [event] = await waitForEvents(fair, tenant, 1, "&type=user.created");
+        for (let i = 0; i < RESENDS_PER_CLIENT; i++) {
+          const resent = await rest(fair, "POST", `/v1/events/${event.id}/resend`, { headers: tenant.headers, body: { endpointId } });
+          expect(resent.status, JSON.stringify(resent.body)).toBe(202);
+        }
+      }),
+    );
+    // Every stuck client has sends hanging now.
+    await Promise.all(stuck.map((hanging) => hanging.waitFor(1)));
+
+    const other = await newTenant(fair);
+    await registerOn(other, prompt.url);
+    const started = Date.now();
+    await createUser(fair, other);
+    const [arrived] = await prompt.waitFor(1, STUCK_TIMEOUT_MS);
+    expect(arrived, "the other tenant's event never arrived while the stuck sends held").toBeDefined();
+    expect(arrived.at - started).toBeLessThan(STUCK_TIMEOUT_MS / 4);
   });
 });
 
@@ -383,12 +509,12 @@ describe("the address policy for production webhooks", () => {
   });
 });
 
-describe("DNS rebinding at delivery time (SANDBOX off)", () => {
+describe("DNS rebinding at delivery time (WEBHOOK_ALLOW_PRIVATE_URLS off)", () => {
   let production: TestServer;
   beforeAll(async () => {
     await server.app.services.deliveryWorker.stop();
     // No worker of its own: the test runs one with a resolver it controls.
-    production = await startServer({ env: { SANDBOX: "off", ENCRYPTION_KEY } });
+    production = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: "off", ENCRYPTION_KEY } });
   });
   afterAll(async () => {
     await production?.stop();

@@ -1,6 +1,6 @@
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
-import type { Network } from "../providers/chains.js";
+import { NETWORKS, type Network } from "../providers/chains.js";
 import { NetworkEnum } from "../wallets/network-schema.js";
 import { USDC_ACCOUNT_ORDER } from "./usdc-service.js";
 
@@ -27,13 +27,15 @@ builder.prismaObject("UsdcAccount", {
 });
 
 builder.prismaObjectFields("User", (t) => ({
-  usdcAccounts: t.relation("usdcAccounts", { query: { orderBy: USDC_ACCOUNT_ORDER } }),
+  // One per network at most (read by the query cost rule, as every maxListSize).
+  usdcAccounts: t.relation("usdcAccounts", { query: { orderBy: USDC_ACCOUNT_ORDER }, extensions: { maxListSize: NETWORKS.length } }),
 }));
 
 builder.queryFields((t) => ({
   usdcAccounts: t.prismaField({
     type: ["UsdcAccount"],
     description: "A user's USDC accounts, oldest first.",
+    extensions: { maxListSize: NETWORKS.length },
     args: { userId: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => ctx.services.usdcAccounts.list(await clientIdOf(ctx), args.userId, query),
   }),

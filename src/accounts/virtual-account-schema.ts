@@ -33,7 +33,8 @@ builder.prismaObject("VirtualAccount", {
 });
 
 builder.prismaObjectFields("User", (t) => ({
-  virtualAccounts: t.relation("virtualAccounts", { query: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] } }),
+  // One per currency at most.
+  virtualAccounts: t.relation("virtualAccounts", { query: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] }, extensions: { maxListSize: VIRTUAL_ACCOUNT_CURRENCIES.length } }),
 }));
 
 const CreateVirtualAccountInput = builder.inputType("CreateVirtualAccountInput", {

@@ -2,7 +2,7 @@ import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
 import { checkIdCursors } from "../graphql/cursors.js";
 import { NEWEST_FIRST_RECORDS } from "../ledger/service.js";
-import type { CardTransactionService } from "./transactions.js";
+import { CARD_TRANSACTIONS_PER_PAGE, type CardTransactionService } from "./transactions.js";
 
 builder.prismaObject("Card", {
   name: "VirtualCard",
@@ -46,7 +46,7 @@ const CardTransactionPageRef = builder.objectRef<CardTransactionPage>("CardTrans
     page: t.exposeInt("page"),
     pages: t.exposeInt("pages"),
     total: t.exposeInt("total"),
-    transactions: t.field({ type: [CardTransactionRef], resolve: (page) => page.transactions }),
+    transactions: t.field({ type: [CardTransactionRef], extensions: { maxListSize: CARD_TRANSACTIONS_PER_PAGE }, resolve: (page) => page.transactions }),
   }),
 });
 

@@ -3,7 +3,7 @@ import { notFound } from "../errors.js";
 import type { UserService } from "../users/service.js";
 import { pageNumber, parseInput, requireUuid } from "../validation.js";
 
-const CARD_TRANSACTIONS_PER_PAGE = 20;
+export const CARD_TRANSACTIONS_PER_PAGE = 20;
 
 export const parsePageNumber = (page: unknown): number => parseInput(pageNumber, page);
 

@@ -3,6 +3,9 @@ import { clientIdOf } from "../graphql/context.js";
 import { CurrencyEnum } from "../ledger/currency-schema.js";
 import type { Currency } from "../providers/fx.js";
 
+/** Each quote writes a row: one operation may ask for a few, not thousands through aliases. */
+const MAX_QUOTES_PER_OPERATION = 5;
+
 const CONVERSION_TERMS = "rate: units of `to` per unit of `from` (mid rate less the spread); fee: in `from`, deducted before converting.";
 
 builder.prismaObject("ConversionQuote", {
@@ -48,6 +51,9 @@ const CreateConversionInput = builder.inputType("CreateConversionInput", {
 builder.queryFields((t) => ({
   conversionQuote: t.prismaField({
     type: "ConversionQuote",
+    description: "Prices a conversion and keeps the price 30 seconds for one createConversion. Each quote is stored: at most 5 in one operation (aliases count) and 300 unused ones per client at once.",
+    // Read by the query cost rule.
+    extensions: { maxPerOperation: MAX_QUOTES_PER_OPERATION },
     args: { from: t.arg({ type: CurrencyEnum, required: true }), to: t.arg({ type: CurrencyEnum, required: true }), amount: t.arg({ type: "Decimal", required: true }) },
     resolve: async (_query, _root, args, ctx) => ctx.services.conversion.quote(await clientIdOf(ctx), args),
   }),

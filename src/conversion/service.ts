@@ -5,7 +5,7 @@ import { prismaSql, type Sql } from "../db/sql.js";
 import { inTransaction, type Tx } from "../db/transaction.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
-import { badInput } from "../errors.js";
+import { AppError, badInput } from "../errors.js";
 import { Exact, parseAmount } from "../ledger/amount.js";
 import type { LedgerService } from "../ledger/service.js";
 import type { JournalInput, Posting } from "../ledger/types.js";
@@ -23,6 +23,13 @@ const FX_SPREAD = new Exact("0.005");
  */
 const CONVERSION_FEE_RATE = new Exact("0.001");
 const QUOTE_TTL_MS = 30_000;
+/**
+ * Unused quotes are deleted once this old (well after they expire, so a late redemption still hears
+ * "expired"), and a client may hold at most MAX_OPEN_QUOTES unused ones younger than this: the table
+ * holds a bounded number of unused quotes per client, however many are asked for.
+ */
+const QUOTE_KEPT_MS = 120_000;
+export const MAX_OPEN_QUOTES = 300;
 
 export const Pair = z
   .object({ from: upperCaseCode("from", CURRENCIES), to: upperCaseCode("to", CURRENCIES), amount: z.unknown() })
@@ -42,11 +49,22 @@ function parsePair(input: { from: unknown; to: unknown; amount: unknown }) {
 export class ConversionService {
   constructor(private readonly deps: { prisma: PrismaClient; users: UserService; ledger: LedgerService; fx: FxSource }) {}
 
-  /** Prices a conversion and keeps the price for 30 seconds, for one conversion of the client's. */
+  /**
+   * Prices a conversion and keeps the price for 30 seconds, for one conversion of the client's. The
+   * client's unused quotes older than QUOTE_KEPT_MS go first; beyond MAX_OPEN_QUOTES recent unused
+   * ones the quote is refused (RATE_LIMITED) until they age out or are used.
+   */
   async quote(clientId: string, input: { from: unknown; to: unknown; amount: unknown }): Promise<ConversionQuote> {
     const terms = await this.price(parsePair(input));
-    return this.deps.prisma.conversionQuote.create({
-      data: { clientId, ...terms, expiresAt: new Date(Date.now() + QUOTE_TTL_MS) },
+    return inTransaction(this.deps.prisma, async (tx) => {
+      // Serialises the client's quotes, so the cap holds under concurrency.
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`conversion-quotes:${clientId}`}))`;
+      const keptSince = new Date(Date.now() - QUOTE_KEPT_MS);
+      await tx.conversionQuote.deleteMany({ where: { clientId, usedAt: null, createdAt: { lt: keptSince } } });
+      if ((await tx.conversionQuote.count({ where: { clientId, usedAt: null } })) >= MAX_OPEN_QUOTES) {
+        throw new AppError("RATE_LIMITED", `At most ${MAX_OPEN_QUOTES} unused quotes at once: use one or wait for them to expire`, { retryAfter: QUOTE_TTL_MS / 1000 });
+      }
+      return tx.conversionQuote.create({ data: { clientId, ...terms, expiresAt: new Date(Date.now() + QUOTE_TTL_MS) } });
     });
   }
 

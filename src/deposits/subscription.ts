@@ -24,7 +24,7 @@ builder.subscriptionField("depositUpdated", (t) =>
       const clientId = await clientIdOf(ctx);
       const userId = args.userId == null ? undefined : (await ctx.services.users.get(clientId, args.userId)).id;
       const after = parseCursor(args.after ?? lastEventIdOf(ctx));
-      return withSseCursor(ctx, ctx.services.clientEvents.tail({ bus: ctx.services.events, clientId, userId, types: DEPOSIT_EVENT_TYPES, after }));
+      return withSseCursor(ctx, ctx.services.clientEvents.tail({ clientId, userId, types: DEPOSIT_EVENT_TYPES }, after));
     },
     // The deposit as committed, with the selection's relations, in the state this event reports.
     resolve: async (query, event: ClientEvent, _args, ctx) => {

@@ -1,4 +1,5 @@
 import type { Sql } from "../db/sql.js";
+import { MAX_PENDING_PER_ENDPOINT } from "../webhook-endpoints/limits.js";
 import type { ClientEvent, EventType } from "./types.js";
 
 export type NewEvent = { clientId: string; userId?: string | null; type: EventType; object: Record<string, unknown> };
@@ -11,33 +12,62 @@ const RECORD_EVENT = `
     SELECT 'evt_' || lpad(to_hex(xid), 16, '0') || lpad(to_hex(seq), 16, '0'), xid, seq, $1::uuid, $2::uuid, $3::text, $4::jsonb
     FROM position
     RETURNING "id"
+  ), target AS (
+    SELECT endpoint."id",
+      (SELECT count(*) FROM (
+        SELECT 1 FROM "webhook_deliveries" waiting
+        WHERE waiting."endpointId" = endpoint."id" AND waiting."state" = 'PENDING' LIMIT $5::int
+      ) AS pending) >= $5::int AS "full"
+    FROM "webhook_endpoints" endpoint
+    WHERE endpoint."clientId" = $1::uuid AND endpoint."enabled"
+      AND (coalesce(cardinality(endpoint."eventTypes"), 0) = 0 OR $3::text = ANY(endpoint."eventTypes"))
+  ), delivery AS (
+    INSERT INTO "webhook_deliveries" ("id", "clientId", "eventId", "endpointId", "state", "nextAttemptAt")
+    SELECT gen_random_uuid(), $1::uuid, event."id", target."id",
+      CASE WHEN target."full" THEN 'FAILED' ELSE 'PENDING' END, CASE WHEN target."full" THEN NULL ELSE now() END
+    FROM event, target
+    RETURNING "id", "eventId", "endpointId", "state"
   )
-  INSERT INTO "webhook_deliveries" ("id", "clientId", "eventId", "endpointId")
-  SELECT gen_random_uuid(), $1::uuid, event."id", endpoint."id"
-  FROM event, "webhook_endpoints" endpoint
-  WHERE endpoint."clientId" = $1::uuid AND endpoint."enabled"
-    AND (coalesce(cardinality(endpoint."eventTypes"), 0) = 0 OR $3::text = ANY(endpoint."eventTypes"))`;
+  INSERT INTO "webhook_delivery_attempts" ("id", "deliveryId", "clientId", "endpointId", "eventId", "attempt", "succeeded", "error", "durationMs")
+  SELECT gen_random_uuid(), delivery."id", $1::uuid, delivery."endpointId", delivery."eventId", 0, false, $6::text, 0
+  FROM delivery WHERE delivery."state" = 'FAILED'`;
+
+/** Why an event was not queued for an endpoint whose queue is full (attempt 0, see MAX_PENDING_PER_ENDPOINT). */
+const NOT_QUEUED = `not sent: the endpoint already had ${MAX_PENDING_PER_ENDPOINT} deliveries pending; resend it once they have gone`;
 
 /**
  * Appends an event in the caller's transaction, and in the same statement queues its delivery to
  * each of the client's enabled webhook endpoints that takes its type: the change, its event and
- * its deliveries commit together or not at all.
+ * its deliveries commit together or not at all. An endpoint that already has
+ * MAX_PENDING_PER_ENDPOINT deliveries pending gets this one as FAILED at once, with an attempt 0
+ * saying why, so a client whose endpoint never answers cannot grow the queue without bound.
  *
  * The id is `evt_` + the writing transaction's id + a sequence number (16 hex digits each), so ids
  * sort like (xid, seq), the order in which readers walk the log (see EventFeed).
  */
 export async function recordEvent(tx: Sql, event: NewEvent): Promise<void> {
-  await tx.query("event_record", RECORD_EVENT, [event.clientId, event.userId ?? null, event.type, JSON.stringify({ object: event.object })]);
+  await tx.query("event_record", RECORD_EVENT, [event.clientId, event.userId ?? null, event.type, JSON.stringify({ object: event.object }), MAX_PENDING_PER_ENDPOINT, NOT_QUEUED]);
 }
 
 /** Both parts are PostgreSQL bigints, so each starts with a hex digit below 8. */
 const EVENT_ID = /^evt_([0-7][0-9a-f]{15})([0-7][0-9a-f]{15})$/;
 
+/** A place in the log: events sort by (xid, seq). */
+export type Position = { xid: bigint; seq: bigint };
+
+/** Before every event. */
+export const LOG_START: Position = { xid: -1n, seq: -1n };
+/** After every event (the largest bigint). */
+const LOG_END: Position = { xid: 2n ** 63n - 1n, seq: 2n ** 63n - 1n };
+
 /** The (xid, seq) position an event id encodes; undefined when the text is not an event id. */
-export function positionOf(id: string): { xid: bigint; seq: bigint } | undefined {
+export function positionOf(id: string): Position | undefined {
   const match = EVENT_ID.exec(id);
   return match ? { xid: BigInt(`0x${match[1]}`), seq: BigInt(`0x${match[2]}`) } : undefined;
 }
+
+/** Negative, zero or positive as `a` comes before, at or after `b`. */
+export const comparePositions = (a: Position, b: Position) => (a.xid === b.xid ? Number(a.seq - b.seq) : a.xid < b.xid ? -1 : 1);
 
 /** `data` is the jsonb the writer stored: always {object}. */
 type EventRow = { id: string; type: string; data: unknown; createdAt: Date };
@@ -49,12 +79,21 @@ export const asClientEvent = (row: EventRow): ClientEvent => ({
   data: row.data as ClientEvent["data"],
 });
 
-export type LogQuery = { clientId: string; after?: string; limit: number; types?: readonly string[]; userId?: string };
+export type LogQuery = {
+  clientId: string;
+  after?: string;
+  /** Only events at or before this position (the shared tail's head, see EventTail). */
+  upTo?: Position;
+  limit: number;
+  types?: readonly string[];
+  userId?: string;
+};
 
 const READ_LOG = `
   SELECT "id", "type", "data", "createdAt" FROM "events"
   WHERE "clientId" = $1::uuid
     AND ("xid", "seq") > ($2::bigint, $3::bigint)
+    AND ("xid", "seq") <= ($7::bigint, $8::bigint)
     AND "xid" < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
     AND ($4::text[] IS NULL OR "type" = ANY($4::text[]))
     AND ($5::uuid IS NULL OR "userId" = $5::uuid)
@@ -69,10 +108,12 @@ const READ_LOG = `
  * The price: an event shows once the transactions that started before it have ended.
  */
 export async function readLog(sql: Sql, query: LogQuery): Promise<{ events: ClientEvent[]; hasMore: boolean }> {
-  const from = query.after === undefined ? { xid: -1n, seq: -1n } : positionOf(query.after);
+  const from = query.after === undefined ? LOG_START : positionOf(query.after);
   if (!from) throw new Error("readLog needs a valid event id as its cursor");
+  const to = query.upTo ?? LOG_END;
   const types = query.types?.length ? [...query.types] : null;
-  const rows = await sql.query<EventRow>("events_read", READ_LOG, [query.clientId, String(from.xid), String(from.seq), types, query.userId ?? null, query.limit + 1]);
+  const values = [query.clientId, String(from.xid), String(from.seq), types, query.userId ?? null, query.limit + 1, String(to.xid), String(to.seq)];
+  const rows = await sql.query<EventRow>("events_read", READ_LOG, values);
   return { events: rows.slice(0, query.limit).map(asClientEvent), hasMore: rows.length > query.limit };
 }
 
@@ -84,4 +125,29 @@ const NEWEST_EVENT = `SELECT "id" FROM "events"
 export async function newestEventId(sql: Sql, clientId: string): Promise<string | undefined> {
   const [row] = await sql.query<{ id: string }>("events_newest", NEWEST_EVENT, [clientId]);
   return row?.id;
+}
+
+/** An event as the shared tail reads it: with what its subscribers filter on. */
+export type TailRow = EventRow & { xid: string; seq: string; clientId: string; userId: string | null };
+
+const READ_TAIL = `
+  SELECT "id", "xid"::text, "seq"::text, "clientId"::text, "userId"::text, "type", "data", "createdAt" FROM "events"
+  WHERE ("xid", "seq") > ($1::bigint, $2::bigint)
+    AND "xid" < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+  ORDER BY "xid", "seq"
+  LIMIT $3`;
+
+/** Every client's events after a position, in log order, under readLog's visibility rule. */
+export function readTail(sql: Sql, after: Position, limit: number): Promise<TailRow[]> {
+  return sql.query<TailRow>("events_tail", READ_TAIL, [String(after.xid), String(after.seq), limit]);
+}
+
+const NEWEST_POSITION = `SELECT "xid"::text, "seq"::text FROM "events"
+  WHERE "xid" < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+  ORDER BY "xid" DESC, "seq" DESC LIMIT 1`;
+
+/** The position of the newest readable event of any client (LOG_START on an empty log). */
+export async function newestPosition(sql: Sql): Promise<Position> {
+  const [row] = await sql.query<{ xid: string; seq: string }>("events_newest_position", NEWEST_POSITION, []);
+  return row ? { xid: BigInt(row.xid), seq: BigInt(row.seq) } : LOG_START;
 }

@@ -51,6 +51,14 @@ builder.queryFields((t) => ({
     args: { after: t.arg.id(), first: t.arg.int(), types: t.arg.stringList() },
     resolve: async (_root, args, ctx) => ctx.services.clientEvents.list(await clientIdOf(ctx), args),
   }),
+  eventCursor: t.field({
+    type: "ID",
+    nullable: true,
+    description:
+      "The id of the newest event you can see now (null when there is none). Take it before subscribing and pass it as `after` " +
+      "(events, depositUpdated): every event from then on is replayed, however late the subscription reaches the server.",
+    resolve: async (_root, _args, ctx) => ctx.services.clientEvents.cursor(await clientIdOf(ctx)),
+  }),
   event: t.field({
     type: EventRef,
     nullable: true,
@@ -59,9 +67,6 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, ctx) => ctx.services.clientEvents.get(await clientIdOf(ctx), args.id),
   }),
 }));
-
-/** Only deposits are announced on the bus; other types are found by this poll. */
-const EVENTS_POLL_MS = 1000;
 
 builder.subscriptionField("events", (t) =>
   t.field({
@@ -74,7 +79,7 @@ builder.subscriptionField("events", (t) =>
       const clientId = await clientIdOf(ctx);
       const types = parseEventTypes(args.types, "types");
       const after = parseCursor(args.after ?? lastEventIdOf(ctx));
-      return withSseCursor(ctx, ctx.services.clientEvents.tail({ bus: ctx.services.events, clientId, types, after, pollMs: EVENTS_POLL_MS }));
+      return withSseCursor(ctx, ctx.services.clientEvents.tail({ clientId, types }, after));
     },
     resolve: (event) => event,
   }),

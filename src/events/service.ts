@@ -1,8 +1,10 @@
 import type { Sql } from "../db/sql.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
+import type { Logger } from "../logger.js";
+import type { Events } from "../pubsub/events.js";
 import { badInput, notFound } from "../errors.js";
-import { asClientEvent, positionOf, readLog } from "./log.js";
-import { tailLog, type TailOptions } from "./tail.js";
+import { asClientEvent, newestEventId, positionOf, readLog } from "./log.js";
+import { EventTail, type TailFilter } from "./tail.js";
 import { EVENT_TYPES, type ClientEvent } from "./types.js";
 
 export const MAX_PAGE = 100;
@@ -25,10 +27,16 @@ export function parseCursor(after: string | null | undefined): string | undefine
 
 /** The events feed: a client's own events, oldest first after a cursor. */
 export class EventService {
-  constructor(
-    private readonly prisma: PrismaClient,
-    private readonly sql: Sql,
-  ) {}
+  private readonly prisma: PrismaClient;
+  private readonly sql: Sql;
+  /** One per instance: every live subscription is served by it. */
+  private readonly liveTail: EventTail;
+
+  constructor(deps: { prisma: PrismaClient; sql: Sql; bus: Events; logger: Logger }) {
+    this.prisma = deps.prisma;
+    this.sql = deps.sql;
+    this.liveTail = new EventTail({ sql: deps.sql, bus: deps.bus, logger: deps.logger });
+  }
 
   list(clientId: string, args: { after?: string | null; first?: number | null; types?: readonly string[] | null }) {
     const limit = args.first ?? DEFAULT_PAGE;
@@ -36,9 +44,17 @@ export class EventService {
     return readLog(this.sql, { clientId, after: parseCursor(args.after), limit, types: parseEventTypes(args.types, "types") });
   }
 
-  /** The feed as a live stream (see tailLog). */
-  tail(options: Omit<TailOptions, "sql">) {
-    return tailLog({ ...options, sql: this.sql });
+  /** The feed as a live stream (see EventTail.stream). */
+  tail(filter: TailFilter, after?: string) {
+    return this.liveTail.stream(filter, after);
+  }
+
+  /**
+   * The id of the newest event the client can read now (null when none): a subscription given it
+   * as `after` misses nothing that happens once this has answered, however late it is registered.
+   */
+  async cursor(clientId: string): Promise<string | null> {
+    return (await newestEventId(this.sql, clientId)) ?? null;
   }
 
   async get(clientId: string, id: string): Promise<ClientEvent> {

@@ -1,7 +1,8 @@
 import { Repeater } from "graphql-yoga";
 import type { Sql } from "../db/sql.js";
+import type { Logger } from "../logger.js";
 import type { Events } from "../pubsub/events.js";
-import { newestEventId, readLog } from "./log.js";
+import { asClientEvent, comparePositions, LOG_START, newestEventId, newestPosition, positionOf, readLog, readTail, type Position, type TailRow } from "./log.js";
 import type { ClientEvent } from "./types.js";
 
 const PAGE = 100;
@@ -12,78 +13,192 @@ const PAGE = 100;
 const RECHECK_FIRST_MS = 50;
 const RECHECK_MAX_MS = 1000;
 const RECHECK_WINDOW_MS = 10_000;
-/** Without nudges (a NOTIFY lost while the listener reconnected): a slow poll. */
-const SAFETY_POLL_MS = 5000;
+/** Without a nudge (only deposits are announced on the bus, and a NOTIFY can be lost): how often the log is read. */
+const POLL_MS = 1000;
+/**
+ * Live events a subscription may have waiting for its client. One that falls further behind stops
+ * taking them and reads on from the log (its replay), so a slow client costs memory only up to this.
+ */
+const INBOX_LIMIT = 1000;
 
-export type TailOptions = {
-  sql: Sql;
-  /** The cross-instance bus: deposit announcements (published after commit) wake the reader. */
-  bus: Events;
-  clientId: string;
-  userId?: string;
-  types: readonly string[];
-  /** Resume after this event id; without it, start after the newest event readable now. */
-  after?: string;
-  /** How often the log is read when no nudge comes (only deposits are announced on the bus). */
-  pollMs?: number;
-};
+export type TailFilter = { clientId: string; userId?: string; types: readonly string[] };
+
+/** One subscription's queue of live events from the shared reader. */
+class Inbox {
+  private readonly queue: { event: ClientEvent; position: Position }[] = [];
+  private waiter?: () => void;
+  /** Set when the queue overflowed or the subscription ended: the reader stops filling it. */
+  closed = false;
+
+  constructor(private readonly filter: TailFilter) {}
+
+  offer(row: TailRow, position: Position) {
+    if (this.closed || row.clientId !== this.filter.clientId) return;
+    if (this.filter.userId !== undefined && row.userId !== this.filter.userId) return;
+    if (this.filter.types.length && !this.filter.types.includes(row.type)) return;
+    if (this.queue.length >= INBOX_LIMIT) this.closed = true;
+    else this.queue.push({ event: asClientEvent(row), position });
+    this.wake();
+  }
+
+  close() {
+    this.closed = true;
+    this.wake();
+  }
+
+  /** The next queued event; undefined once closed and drained. */
+  async next(): Promise<{ event: ClientEvent; position: Position } | undefined> {
+    while (!this.queue.length && !this.closed) await new Promise<void>((resolve) => (this.waiter = resolve));
+    return this.queue.shift();
+  }
+
+  private wake() {
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.();
+  }
+}
+
+export type EventTailOptions = { sql: Sql; bus: Events; logger: Logger; pollMs?: number };
 
 /**
- * A client's events as a live stream read from the log itself: replay after the cursor, then wait
- * for a nudge and read on from the last event sent. Everything sent comes from the log in log
- * order, so there is no seam between replay and live (no gap, no duplicate), and the id of the
- * last event received is always a valid cursor to resume from.
+ * The one reader of the event log per instance, for every live subscription: it reads every
+ * client's new events once (woken by the bus after a commit, else every POLL_MS) and hands each to
+ * the subscriptions whose filter it matches, in memory. It runs only while a subscription is open,
+ * so idle subscriptions cost the database one read per wake-up however many there are.
  */
-export function tailLog(options: TailOptions): AsyncIterable<ClientEvent> {
-  const { sql, bus, clientId, userId, types } = options;
-  return new Repeater<ClientEvent>(async (push, stop) => {
-    let stopped = false;
-    let wake: (() => void) | undefined;
-    let recheckUntil = 0;
-    let recheckMs = RECHECK_FIRST_MS;
-    let nudgeCount = 0;
-    // Listening starts before the first read, so nothing committed meanwhile goes unnoticed.
-    const nudges = bus.subscribe("deposit");
-    const listening = (async () => {
-      for await (const announcement of nudges) {
-        if (announcement.clientId !== clientId) continue;
-        recheckUntil = Date.now() + RECHECK_WINDOW_MS;
-        recheckMs = RECHECK_FIRST_MS;
-        nudgeCount++;
-        wake?.();
+export class EventTail {
+  private readonly inboxes = new Set<Inbox>();
+  /** While the reader runs: the position up to which it has handed events out. */
+  private head?: Position;
+  private started?: Promise<void>;
+  private wake?: () => void;
+  private nudgeCount = 0;
+  private recheckUntil = 0;
+  private recheckMs = RECHECK_FIRST_MS;
+
+  constructor(private readonly options: EventTailOptions) {}
+
+  /**
+   * A client's events as a live stream: those after `after` (the newest readable now when omitted)
+   * replayed from the log, then live from the shared reader, in log order, without gap or repeat.
+   * The id of the last event received is always a valid cursor to resume from.
+   */
+  stream(filter: TailFilter, after?: string): AsyncIterable<ClientEvent> {
+    return new Repeater<ClientEvent>(async (push, stop) => {
+      let stopped = false;
+      let inbox: Inbox | undefined;
+      void stop.then(() => {
+        stopped = true;
+        inbox?.close();
+      });
+      const newest = after ?? (await newestEventId(this.options.sql, filter.clientId));
+      let cursor = newest === undefined ? LOG_START : (positionOf(newest) as Position);
+      while (!stopped) {
+        inbox = new Inbox(filter);
+        try {
+          // Every event after `head` reaches the inbox; those up to it come from the log.
+          const head = await this.attach(inbox);
+          while (!stopped && comparePositions(cursor, head) < 0) {
+            const page = await readLog(this.options.sql, { ...filter, after: idOf(cursor), upTo: head, limit: PAGE });
+            for (const event of page.events) {
+              if (stopped) break;
+              await push(event);
+              cursor = positionOf(event.id) as Position;
+            }
+            if (!page.hasMore) cursor = head;
+          }
+          for (let next = await inbox.next(); next && !stopped; next = await inbox.next()) {
+            if (comparePositions(next.position, cursor) <= 0) continue;
+            await push(next.event);
+            cursor = next.position;
+          }
+        } finally {
+          inbox.close();
+          this.inboxes.delete(inbox);
+          // The last one gone: the reader stops now rather than at its next wake-up.
+          if (!this.inboxes.size) this.wake?.();
+        }
+        // The inbox overflowed: read on from the log.
+      }
+    });
+  }
+
+  /** Adds an inbox to the reader (starting it if need be); resolves with the reader's head. */
+  private async attach(inbox: Inbox): Promise<Position> {
+    this.inboxes.add(inbox);
+    this.started ??= this.start();
+    try {
+      await this.started;
+    } catch (err) {
+      this.inboxes.delete(inbox);
+      throw err;
+    }
+    return this.head as Position;
+  }
+
+  private async start(): Promise<void> {
+    // Listening starts before the first read, so nothing committed meanwhile waits for the poll.
+    const nudges = this.options.bus.subscribe("deposit");
+    try {
+      this.head = await newestPosition(this.options.sql);
+    } catch (err) {
+      this.started = undefined;
+      await nudges.return?.();
+      throw err;
+    }
+    void (async () => {
+      for await (const _ of nudges) {
+        this.recheckUntil = Date.now() + RECHECK_WINDOW_MS;
+        this.recheckMs = RECHECK_FIRST_MS;
+        this.nudgeCount++;
+        this.wake?.();
       }
     })();
-    void stop.then(() => {
-      stopped = true;
-      wake?.();
-    });
+    void this.run().finally(() => nudges.return?.());
+  }
 
-    try {
-      let cursor = options.after ?? (await newestEventId(sql, clientId));
-      while (!stopped) {
-        const nudgesBefore = nudgeCount;
-        const page = await readLog(sql, { clientId, after: cursor, limit: PAGE, types, userId });
-        for (const event of page.events) {
-          if (stopped) break;
-          await push(event);
-          cursor = event.id;
-        }
-        // More to read, or a nudge that came during the read: read again at once.
-        if (page.hasMore || stopped || nudgeCount !== nudgesBefore) continue;
-        await new Promise<void>((resolve) => {
-          const rechecking = Date.now() < recheckUntil;
-          const timer = setTimeout(resolve, rechecking ? recheckMs : (options.pollMs ?? SAFETY_POLL_MS));
-          if (rechecking) recheckMs = Math.min(recheckMs * 2, RECHECK_MAX_MS);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wake = undefined;
+  /** Reads and hands out until no inbox is left. */
+  private async run() {
+    while (this.inboxes.size) {
+      const nudgesBefore = this.nudgeCount;
+      let rows: TailRow[] = [];
+      try {
+        rows = await readTail(this.options.sql, this.head as Position, PAGE);
+      } catch (err) {
+        this.options.logger.warn({ err }, "events tail could not read the log; retrying");
       }
-    } finally {
-      await nudges.return?.();
-      await listening;
+      for (const row of rows) {
+        const position = { xid: BigInt(row.xid), seq: BigInt(row.seq) };
+        this.head = position;
+        for (const inbox of this.inboxes) inbox.offer(row, position);
+      }
+      // More to read, or a nudge that came during the read: read again at once.
+      if (rows.length === PAGE || this.nudgeCount !== nudgesBefore) continue;
+      await this.sleep();
     }
-  });
+    // No await between the loop's last check and here: an inbox added later starts a new reader.
+    this.started = undefined;
+    this.head = undefined;
+  }
+
+  private sleep() {
+    const rechecking = Date.now() < this.recheckUntil;
+    const ms = rechecking ? this.recheckMs : (this.options.pollMs ?? POLL_MS);
+    if (rechecking) this.recheckMs = Math.min(this.recheckMs * 2, RECHECK_MAX_MS);
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    }).finally(() => (this.wake = undefined));
+  }
+}
+
+/** The event id of a position (the format recordEvent writes). */
+function idOf(position: Position): string | undefined {
+  if (comparePositions(position, LOG_START) === 0) return undefined;
+  const hex = (value: bigint) => value.toString(16).padStart(16, "0");
+  return `evt_${hex(position.xid)}${hex(position.seq)}`;
 }

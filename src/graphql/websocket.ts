@@ -5,8 +5,10 @@ import { WebSocketServer, type WebSocket } from "ws";
 import { CloseCode } from "graphql-ws";
 import { useServer } from "graphql-ws/use/ws";
 import { credentialsFromConnectionParams } from "../auth/credentials.js";
+import { AppError } from "../errors.js";
 import type { CredentialWatch } from "../auth/credential-watch.js";
 import type { OpenStreams } from "../pipeline/open-streams.js";
+import type { RateLimits } from "../pipeline/rate-limits.js";
 import { websocketRequestInfo } from "../pipeline/request-info.js";
 import type { Logger } from "../logger.js";
 import type { Services } from "../services.js";
@@ -16,7 +18,7 @@ import type { Yoga } from "./yoga.js";
 export const MAX_FRAME_BYTES = 100 * 1024;
 /** Close code for a connection whose credential was revoked, logged out or expired. */
 export const CREDENTIAL_ENDED = CloseCode.Unauthorized;
-/** Close code for a connection over its caller's connection cap. */
+/** Close code for a connection over its caller's connection cap, or a connection_init over its address's rate limit. */
 export const TOO_MANY_CONNECTIONS = 4429;
 
 export type WebSocketLimits = { subscriptionsPerConnection: number };
@@ -40,6 +42,8 @@ type ConnectionExtra = {
  * through yoga's envelop, so it gets the same admission (credential, rate limits), text rule, cost
  * limit, idempotency and error masking as HTTP. Credentials go in the `connection_init` payload; a
  * connection without valid ones is closed (4403), and one whose credential ends is closed (4401).
+ * Each `connection_init` draws on its address's rate limit before its credential is looked up, as
+ * every HTTP request does: an address over it is closed (4429) without a lookup.
  */
 export function attachWebSocketServer(
   httpServer: Server,
@@ -49,6 +53,7 @@ export function attachWebSocketServer(
     watch: CredentialWatch;
     limits: WebSocketLimits;
     streams: OpenStreams;
+    rateLimits: RateLimits;
     clientIp: (request: IncomingMessage) => string;
     logger: Logger;
   },
@@ -74,6 +79,13 @@ export function attachWebSocketServer(
       onConnect: async (ctx) => {
         const extra = ctx.extra;
         extra.ip = deps.clientIp(extra.request);
+        try {
+          await deps.rateLimits.ip(extra.ip);
+        } catch (error) {
+          if (!(error instanceof AppError && error.code === "RATE_LIMITED")) throw error;
+          extra.socket.close(TOO_MANY_CONNECTIONS, error.message);
+          return false;
+        }
         const credential = await deps.services.auth.authenticate(credentialsFromConnectionParams(ctx.connectionParams)).catch(() => undefined);
         if (!credential) return false;
         // Closed while its credential was checked: onClose has already run, so nothing may be registered now.

@@ -1,5 +1,6 @@
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
+import { MAX_LISTED_KEYS } from "./service.js";
 
 builder.prismaObject("ApiKey", {
   fields: (t) => ({
@@ -24,7 +25,8 @@ const CreatedApiKey = builder.simpleObject("CreatedApiKey", {
 builder.queryFields((t) => ({
   apiKeys: t.prismaField({
     type: ["ApiKey"],
-    description: "The calling client's API keys, oldest first.",
+    description: "The calling client's API keys, oldest first: every active one (at most 100) and the 100 most recently revoked.",
+    extensions: { maxListSize: MAX_LISTED_KEYS },
     resolve: async (_query, _root, _args, ctx) => ctx.services.keys.list(await clientIdOf(ctx)),
   }),
 }));

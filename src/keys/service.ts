@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.js";
-import { notFound } from "../errors.js";
+import { badInput, notFound } from "../errors.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
 import { requireUuid } from "../validation.js";
@@ -15,6 +15,13 @@ type KeyRow = { id: string; clientId: string; hash: string; lastUsedAt: Date | n
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest();
 
+/** Keys not revoked that one client may hold. */
+export const MAX_ACTIVE_KEYS = 100;
+/** Revoked keys the list shows (the most recently revoked). */
+const LISTED_REVOKED_KEYS = 100;
+/** The most keys the list returns. */
+export const MAX_LISTED_KEYS = MAX_ACTIVE_KEYS + LISTED_REVOKED_KEYS;
+
 export class ApiKeyService {
   constructor(
     private readonly prisma: PrismaClient,
@@ -27,6 +34,11 @@ export class ApiKeyService {
     const prefix = `fpk_${randomBytes(6).toString("hex")}`;
     const key = `${prefix}.${randomBytes(32).toString("base64url")}`;
     const row = await this.prisma.$transaction(async (tx) => {
+      // Serialises the client's key creations, so the cap holds under concurrency.
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`api-keys:${clientId}`}))`;
+      if ((await tx.apiKey.count({ where: { clientId, revokedAt: null } })) >= MAX_ACTIVE_KEYS) {
+        throw badInput(`A client has at most ${MAX_ACTIVE_KEYS} active API keys: revoke one first`);
+      }
       const created = await tx.apiKey.create({ data: { clientId, prefix, hash: sha256(key).toString("hex") } });
       await recordEvent(prismaSql(tx), { clientId, type: "api_key.created", object: eventObject.apiKey(created) });
       return created;
@@ -34,8 +46,13 @@ export class ApiKeyService {
     return { id: row.id, key, prefix, createdAt: row.createdAt };
   }
 
-  list(clientId: string) {
-    return this.prisma.apiKey.findMany({ where: { clientId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  /** Every active key and the most recently revoked ones (at most MAX_LISTED_KEYS), oldest first. */
+  async list(clientId: string) {
+    const [active, revoked] = await Promise.all([
+      this.prisma.apiKey.findMany({ where: { clientId, revokedAt: null } }),
+      this.prisma.apiKey.findMany({ where: { clientId, revokedAt: { not: null } }, orderBy: [{ revokedAt: "desc" }, { id: "desc" }], take: LISTED_REVOKED_KEYS }),
+    ]);
+    return [...active, ...revoked].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
   }
 
   /** Idempotent: revoking a revoked key returns it unchanged. Another client's key is unknown. */

@@ -1,7 +1,7 @@
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
 import { checkIdCursors } from "../graphql/cursors.js";
-import type { Currency } from "../providers/fx.js";
+import { CURRENCIES, type Currency } from "../providers/fx.js";
 import { CurrencyEnum } from "./currency-schema.js";
 import { ENTRY_TYPES, type EntryType } from "./types.js";
 import { clientEntries, ledgerPage, NEWEST_FIRST, type LedgerService } from "./service.js";
@@ -53,7 +53,7 @@ const LedgerVerificationRef = builder.objectRef<LedgerVerification>("LedgerVerif
   description: "Whether a user's entries are intact: contiguous chains, consistent balances, matching hashes, balanced journals.",
   fields: (t) => ({
     valid: t.exposeBoolean("valid"),
-    chains: t.field({ type: [LedgerChain], resolve: (report) => report.chains }),
+    chains: t.field({ type: [LedgerChain], extensions: { maxListSize: CURRENCIES.length }, resolve: (report) => report.chains }),
   }),
 });
 
@@ -71,6 +71,7 @@ const LedgerPageRef = builder.objectRef<LedgerPage>("LedgerPage").implement({
 builder.prismaObjectFields("User", (t) => ({
   balances: t.relation("ledgerAccounts", {
     description: "One balance per currency the user has ever held.",
+    extensions: { maxListSize: CURRENCIES.length },
     query: { where: { code: "USER" }, orderBy: { currency: "asc" } },
   }),
   ledger: t.relatedConnection(

@@ -3,12 +3,14 @@ import {
   getNullableType,
   isCompositeType,
   isListType,
+  isObjectType,
   Kind,
   type DocumentNode,
   type ExecutionResult,
   type FragmentDefinitionNode,
   type GraphQLField,
   type GraphQLNamedType,
+  type GraphQLObjectType,
   type GraphQLSchema,
   type SelectionSetNode,
   type ValidationContext,
@@ -28,9 +30,12 @@ export const MAX_DEPTH = 8;
 export const MAX_COST = 5000;
 /** A list asked for without a size: the page size its field defaults to at most (unless its `defaultPageSize` extension says). */
 const DEFAULT_PAGE_SIZE = 100;
-/** A list with no size argument (a user's accounts, balances, one page of card transactions). */
-const UNPAGED_LIST_SIZE = 20;
-const SIZE_ARGUMENTS = ["limit", "first", "last"];
+/**
+ * Int arguments that place a page rather than size it. Every other Int argument of a field that
+ * returns a list or a page (`limit`, `first`, `last`, or any new name) counts as its size: an
+ * argument unknown here overstates a cost, it never hides one.
+ */
+const POSITION_ARGUMENTS = new Set(["page", "offset", "skip"]);
 /** Fields too heavy to ask for once per item of a list: they recompute a whole ledger. */
 const NOT_IN_LISTS = new Set(["User.ledgerVerification"]);
 
@@ -99,8 +104,11 @@ type CostArgs = {
 
 /**
  * Objects the operation may produce: each composite field counts 1, times the sizes of the lists
- * around it. A connection's size (`first`/`last`) is the size of its `edges`, whose `node` is the edge's
- * one object (counted once).
+ * around it. A list's size is its own size argument; else, inside a sized page (a connection's
+ * `edges`, a LedgerPage's `transactions`), the page's size; else its field's `maxListSize`, the
+ * bound every list without a size argument declares (see unboundedLists). A field with a
+ * `maxPerOperation` extension (one that writes a row, like conversionQuote) is refused when the
+ * operation selects it more often than that, aliases and fragments included.
  */
 export function operationCost({ schema, document, operationName, variableValues }: CostArgs): number {
   const operation = selectedOperation(document, operationName);
@@ -111,17 +119,18 @@ export function operationCost({ schema, document, operationName, variableValues 
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   }
 
-  const costOf = (selectionSet: SelectionSetNode, parent: GraphQLNamedType, insideList: boolean, edgesSize?: number): number => {
+  const uses = new Map<GraphQLField<unknown, unknown>, number>();
+  const costOf = (selectionSet: SelectionSetNode, parent: GraphQLNamedType, insideList: boolean, pageSize?: number): number => {
     let total = 0;
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.INLINE_FRAGMENT) {
         const type = selection.typeCondition ? (schema.getType(selection.typeCondition.name.value) ?? parent) : parent;
-        total += costOf(selection.selectionSet, type, insideList, edgesSize);
+        total += costOf(selection.selectionSet, type, insideList, pageSize);
         continue;
       }
       if (selection.kind === Kind.FRAGMENT_SPREAD) {
         const fragment = fragments.get(selection.name.value);
-        if (fragment) total += costOf(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value) ?? parent, insideList, edgesSize);
+        if (fragment) total += costOf(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value) ?? parent, insideList, pageSize);
         continue;
       }
       const name = selection.name.value;
@@ -132,30 +141,62 @@ export function operationCost({ schema, document, operationName, variableValues 
       if (insideList && NOT_IN_LISTS.has(`${parent.name}.${name}`)) {
         throw new AppError("BAD_USER_INPUT", `${name} cannot be asked for inside a list: ask for it on one ${parent.name}`, { param: name });
       }
+      const maxUses = field.extensions.maxPerOperation;
+      if (typeof maxUses === "number") {
+        uses.set(field, (uses.get(field) ?? 0) + 1);
+        if (uses.get(field)! > maxUses) throw new AppError("BAD_USER_INPUT", `${name} can be asked for at most ${maxUses} times in one operation`, { param: name });
+      }
       const type = getNamedType(field.type);
       if (!isCompositeType(type) || !selection.selectionSet) continue;
       const isList = isListType(getNullableType(field.type));
-      const isConnection = !isList && isConnectionType(type);
-      const size = isList ? (name === "edges" && edgesSize !== undefined ? edgesSize : listSize(field, selection, variableValues)) : 1;
-      const childEdgesSize = isConnection ? listSize(field, selection, variableValues) : undefined;
+      const sized = sizeArguments(field).length > 0;
+      const size = !isList ? 1 : sized ? listSize(field, selection, variableValues) : (pageSize ?? declaredBound(field) ?? DEFAULT_PAGE_SIZE);
+      const childPageSize = !isList && sized ? listSize(field, selection, variableValues) : undefined;
       const own = name === "node" && isEdgeType(parent) ? 0 : 1;
-      total += size * (own + costOf(selection.selectionSet, type, insideList || isList, childEdgesSize));
+      total += size * (own + costOf(selection.selectionSet, type, insideList || isList, childPageSize));
     }
     return total;
   };
   return costOf(operation.selectionSet, root, false);
 }
 
+/** The Int arguments of a field that size what it returns. */
+const sizeArguments = (field: GraphQLField<unknown, unknown>) =>
+  field.args.filter((arg) => {
+    const type = getNullableType(arg.type);
+    return !isListType(type) && getNamedType(type).name === "Int" && !POSITION_ARGUMENTS.has(arg.name);
+  });
+
+const declaredBound = (field: GraphQLField<unknown, unknown>) => {
+  const bound = field.extensions.maxListSize;
+  return typeof bound === "number" ? bound : undefined;
+};
+
+/**
+ * Fields (`Type.field`) that return a list of objects with neither a size argument, nor a sized page
+ * around them, nor a declared `maxListSize` extension: lists whose size no query can bound. The
+ * schema must have none (a test holds it to that).
+ */
+export function unboundedLists(schema: GraphQLSchema): string[] {
+  const fields = Object.values(schema.getTypeMap())
+    .filter((type): type is GraphQLObjectType => isObjectType(type) && !type.name.startsWith("__"))
+    .flatMap((type) => Object.values(type.getFields()).map((field) => ({ parent: type, field })));
+  // Types some field returns as one object with a size argument: pages whose lists take that size.
+  const pages = new Set(fields.filter(({ field }) => !isListType(getNullableType(field.type)) && sizeArguments(field).length).map(({ field }) => getNamedType(field.type).name));
+  return fields
+    .filter(({ field }) => isListType(getNullableType(field.type)) && isCompositeType(getNamedType(field.type)))
+    .filter(({ parent, field }) => !sizeArguments(field).length && declaredBound(field) === undefined && !pages.has(parent.name))
+    .map(({ parent, field }) => `${parent.name}.${field.name}`);
+}
+
 const hasFields = (type: GraphQLNamedType, names: string[]) => "getFields" in type && names.every((name) => name in type.getFields());
-const isConnectionType = (type: GraphQLNamedType) => hasFields(type, ["edges", "pageInfo"]);
 const isEdgeType = (type: GraphQLNamedType) => hasFields(type, ["node", "cursor"]);
 
+/** The size a sized field is asked for (the largest of its size arguments), or its default page size. */
 function listSize(field: GraphQLField<unknown, unknown>, node: Parameters<typeof getArgumentValues>[1], variables: CostArgs["variableValues"]): number {
-  const sizeArguments = field.args.filter((arg) => SIZE_ARGUMENTS.includes(arg.name));
-  if (!sizeArguments.length) return UNPAGED_LIST_SIZE;
   try {
     const values = getArgumentValues(field, node, variables ?? {});
-    const sizes = sizeArguments.map((arg) => values[arg.name]).filter((value): value is number => typeof value === "number" && value > 0);
+    const sizes = sizeArguments(field).map((arg) => values[arg.name]).filter((value): value is number => typeof value === "number" && value > 0);
     const defaultSize = field.extensions.defaultPageSize;
     return sizes.length ? Math.max(...sizes) : typeof defaultSize === "number" ? defaultSize : DEFAULT_PAGE_SIZE;
   } catch {

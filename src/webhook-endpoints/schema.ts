@@ -2,13 +2,14 @@ import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
 import type { WebhookDelivery, WebhookDeliveryAttempt } from "../generated/prisma/client.js";
 import type { EndpointView } from "./service.js";
+import { MAX_ENDPOINTS_PER_CLIENT } from "./limits.js";
 
 const DeliveryAttempt = builder.objectRef<WebhookDeliveryAttempt>("WebhookDeliveryAttempt").implement({
   description: "One HTTP attempt to deliver an event to an endpoint.",
   fields: (t) => ({
     id: t.exposeID("id"),
     eventId: t.exposeID("eventId"),
-    attempt: t.exposeInt("attempt", { description: "1 for the first try of a delivery" }),
+    attempt: t.exposeInt("attempt", { description: "1 for the first try of a delivery; 0 when it was not sent because the endpoint already had 100 deliveries pending (error says so)" }),
     status: t.exposeInt("status", { nullable: true, description: "The HTTP status; null when no response came" }),
     succeeded: t.exposeBoolean("succeeded"),
     error: t.exposeString("error", { nullable: true }),
@@ -67,6 +68,7 @@ builder.queryFields((t) => ({
   webhookEndpoints: t.field({
     type: [Endpoint],
     description: "The client's webhook endpoints, oldest first (without secrets).",
+    extensions: { maxListSize: MAX_ENDPOINTS_PER_CLIENT },
     resolve: async (_root, _args, ctx) => ctx.services.webhookEndpoints.list(await clientIdOf(ctx)),
   }),
   webhookEndpoint: t.field({
@@ -99,6 +101,7 @@ builder.mutationFields((t) => ({
   resendEvent: t.field({
     type: [QueuedDelivery],
     description: "Queues the event again now: to endpointId, else to every enabled endpoint that takes its type.",
+    extensions: { maxListSize: MAX_ENDPOINTS_PER_CLIENT },
     args: { id: t.arg.id({ required: true }), endpointId: t.arg.id() },
     resolve: async (_root, args, ctx) => ctx.services.webhookEndpoints.resend(await clientIdOf(ctx), args.id, args.endpointId),
   }),

@@ -11,7 +11,7 @@ export const resolveWithDns: ResolveHost = (hostname) => dnsLookup(hostname, { a
 
 export type SendOptions = {
   resolveHost: ResolveHost;
-  /** Production without the sandbox: connect to public addresses only. */
+  /** Unless WEBHOOK_ALLOW_PRIVATE_URLS: connect to public addresses only. */
   strict: boolean;
   timeoutMs: number;
 };

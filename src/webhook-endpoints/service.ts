@@ -5,13 +5,12 @@ import { positionOf } from "../events/log.js";
 import { MAX_PAGE, parseEventTypes } from "../events/service.js";
 import { parseInput, requireUuid } from "../validation.js";
 import { newSecret, sealSecret } from "./secrets.js";
-import { parseEndpointUrl } from "./url-policy.js";
+import { admitEndpointUrl } from "./url-policy.js";
+import type { ResolveHost } from "./sender.js";
+import { MAX_ENDPOINTS_PER_CLIENT, MAX_PENDING_PER_ENDPOINT } from "./limits.js";
 
 /** How long a rotated-out secret keeps signing alongside the new one. */
 export const PREVIOUS_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
-const MAX_ENDPOINTS_PER_CLIENT = 20;
-/** Deliveries an endpoint may have waiting (resends beyond it are refused, so a client cannot flood the queue). */
-export const MAX_PENDING_PER_ENDPOINT = 100;
 const DEFAULT_ATTEMPTS_PAGE = 20;
 
 export const EndpointInput = z.object({
@@ -35,8 +34,9 @@ const viewOf = (endpoint: WebhookEndpoint): EndpointView => ({
 type Deps = {
   prisma: PrismaClient;
   encryptionKey: Buffer;
-  /** Production without the sandbox: https and public addresses only. */
+  /** Unless WEBHOOK_ALLOW_PRIVATE_URLS: https and public addresses only. */
   strictUrls: boolean;
+  resolveHost: ResolveHost;
   /** Called when deliveries were queued, so this instance's worker looks at once. */
   onQueued: () => void;
 };
@@ -49,7 +49,7 @@ export class WebhookEndpointService {
   async create(clientId: string, input: Record<string, unknown>): Promise<EndpointView & { secret: string }> {
     const { url, events, description } = parseInput(EndpointInput, input);
     const eventTypes = parseEventTypes(events, "events");
-    const target = parseEndpointUrl(url, this.deps.strictUrls);
+    const target = await admitEndpointUrl(url, this.deps.strictUrls, this.deps.resolveHost);
     const secret = newSecret();
     const endpoint = await this.deps.prisma.$transaction(async (tx) => {
       await lockClientEndpoints(tx, clientId);

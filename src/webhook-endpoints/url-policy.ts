@@ -1,5 +1,6 @@
 import { BlockList, isIP } from "node:net";
 import { badInput } from "../errors.js";
+import type { ResolveHost } from "./sender.js";
 
 const MAX_URL_LENGTH = 2048;
 
@@ -63,9 +64,11 @@ export function isNonPublicAddress(address: string): boolean {
 /** The host of a URL without the brackets of an IPv6 literal. */
 export const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, "$1");
 
+const NOT_PUBLIC = "url must point at a public address";
+
 /**
  * An endpoint URL as given at registration: absolute, at most 2048 characters, without credentials.
- * Strict (production without the sandbox): https only, and no name or address that is not public.
+ * Strict (unless WEBHOOK_ALLOW_PRIVATE_URLS): https only, and no name or address that is not public.
  */
 export function parseEndpointUrl(raw: unknown, strict: boolean): string {
   if (typeof raw !== "string" || raw.length === 0 || raw.length > MAX_URL_LENGTH) throw badInput(`url must be an absolute URL of at most ${MAX_URL_LENGTH} characters`);
@@ -81,8 +84,22 @@ export function parseEndpointUrl(raw: unknown, strict: boolean): string {
   if (strict) {
     const host = hostOf(url).toLowerCase();
     if (host === "localhost" || host.endsWith(".localhost") || (isIP(host) && isNonPublicAddress(host))) {
-      throw badInput("url must point at a public address");
+      throw badInput(NOT_PUBLIC);
     }
   }
   return url.toString();
+}
+
+/**
+ * parseEndpointUrl, and when strict, a name that resolves to an address that is not public is
+ * refused too (nothing is sent to it; every delivery checks its own resolution again). A name that
+ * does not resolve yet is accepted: its deliveries fail with "connection failed" until it does.
+ */
+export async function admitEndpointUrl(raw: unknown, strict: boolean, resolveHost: ResolveHost): Promise<string> {
+  const target = parseEndpointUrl(raw, strict);
+  const host = hostOf(new URL(target));
+  if (!strict || isIP(host)) return target;
+  const addresses = await resolveHost(host).catch(() => []);
+  if (addresses.some((entry) => isNonPublicAddress(entry.address))) throw badInput(NOT_PUBLIC);
+  return target;
 }

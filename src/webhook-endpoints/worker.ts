@@ -18,7 +18,7 @@ export type DeliveryWorkerOptions = {
   timeoutMs: number;
   /** Added to the time-out for a send's lease (default LEASE_MARGIN_MS). */
   leaseMarginMs?: number;
-  /** Production without the sandbox: refuse destinations that resolve to non-public addresses. */
+  /** Unless WEBHOOK_ALLOW_PRIVATE_URLS: refuse destinations that resolve to non-public addresses. */
   strictUrls: boolean;
   pollMs?: number;
   /** Sends this worker keeps going at once (a new one starts as soon as one ends). */
@@ -27,10 +27,17 @@ export type DeliveryWorkerOptions = {
   perClientConcurrency?: number;
   /** Name resolution for the sends (defaults to the system's DNS). */
   resolveHost?: ResolveHost;
+  slowSendMs?: number;
 };
 
 const DEFAULT_CONCURRENCY = 16;
 const DEFAULT_PER_CLIENT_CONCURRENCY = 4;
+/**
+ * A send still waiting for its answer after this long leaves the pool (it keeps its socket and its
+ * place in its client's share): endpoints that never answer hold only their own client's sends,
+ * never the slots every other client's deliveries need.
+ */
+const DEFAULT_SLOW_SEND_MS = 500;
 
 /** A leased delivery; `attempts` already counts the attempt about to be made. */
 type Claimed = { id: string; eventId: string; endpointId: string; clientId: string; attempts: number; leaseId: string };
@@ -46,7 +53,7 @@ const CLAIM = `
     WHERE "state" = 'PENDING' AND "leaseId" IS NOT NULL AND "nextAttemptAt" > now()
     GROUP BY "clientId"
   ), fair AS (
-    SELECT due."id", due."nextAttemptAt"
+    SELECT due."id", due."place" + coalesce(busy.sending, 0) AS turn
     FROM (
       SELECT "id", "clientId", "nextAttemptAt",
              row_number() OVER (PARTITION BY "clientId" ORDER BY "nextAttemptAt", "id") AS place
@@ -63,7 +70,7 @@ const CLAIM = `
     SELECT candidate."id" FROM "webhook_deliveries" AS candidate
     JOIN fair ON fair."id" = candidate."id"
     WHERE candidate."state" = 'PENDING' AND candidate."nextAttemptAt" <= now()
-    ORDER BY candidate."nextAttemptAt" LIMIT $4::int
+    ORDER BY fair.turn, candidate."nextAttemptAt" LIMIT $4::int
     FOR UPDATE OF candidate SKIP LOCKED
   ) AS due
   WHERE delivery."id" = due."id"
@@ -74,16 +81,21 @@ const CLAIM = `
  * UPDATE SKIP LOCKED and leases them (leaseId, nextAttemptAt pushed past the time-out) in one
  * statement, so two workers never take the same attempt; the result is written only under that
  * lease. A worker that dies mid-send leaves its lease to run out, and the attempt is made again
- * (at-least-once). A claim fills the pool's free slots, oldest due first, but gives no client more
- * than perClientConcurrency sends in flight (counting other workers' leases), so an endpoint
- * that never answers delays only its own client.
+ * (at-least-once). A claim fills the pool's free slots round-robin across clients (each client's
+ * oldest due first, clients with fewer sends in flight first), and gives no client more than
+ * perClientConcurrency sends in flight (counting other workers' leases). A send that waits longer
+ * than slowSendMs for its answer leaves the pool, so endpoints that never answer delay only their
+ * own client.
  */
 export class DeliveryWorker {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = true;
   private again = false;
+  /** Sends that count against the pool. */
   private readonly inFlight = new Set<Promise<void>>();
+  /** Every send not yet ended, slow ones included (stop waits for them). */
+  private readonly sending = new Set<Promise<void>>();
   private readonly concurrency: number;
 
   constructor(private readonly options: DeliveryWorkerOptions) {
@@ -106,7 +118,7 @@ export class DeliveryWorker {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
-    await Promise.all(this.inFlight);
+    await Promise.all(this.sending);
   }
 
   private schedule(delayMs: number) {
@@ -136,13 +148,21 @@ export class DeliveryWorker {
   }
 
   private launch(delivery: Claimed) {
+    const leavePool = () => {
+      if (this.inFlight.delete(send)) this.nudge();
+    };
+    const slow = setTimeout(leavePool, this.options.slowSendMs ?? DEFAULT_SLOW_SEND_MS);
     const send: Promise<void> = this.deliver(delivery)
       .catch((err) => this.options.logger.error({ err, deliveryId: delivery.id }, "webhook delivery failed"))
       .finally(() => {
+        clearTimeout(slow);
+        this.sending.delete(send);
         this.inFlight.delete(send);
+        // A slot, or a share of its client's, is free.
         this.nudge();
       });
     this.inFlight.add(send);
+    this.sending.add(send);
   }
 
   private claim(limit: number): Promise<Claimed[]> {
@@ -218,10 +238,13 @@ export class DeliveryWorker {
   }
 }
 
-/** A short reason for the attempts list, without echoing anything the receiver sent. */
+/**
+ * What the attempts list says went wrong: what the endpoint's owner needs, nothing of the network's
+ * internals (refused, reset, unreachable or a TLS failure are all "connection failed": telling them
+ * apart would make the list a port scanner), nor anything the receiver sent.
+ */
 function describeFailure(err: unknown): string {
-  if (err instanceof DestinationRefused || err instanceof NoResponse) return err.message;
-  const code = (err as NodeJS.ErrnoException)?.code;
-  if (code) return `connection failed: ${code}`;
-  return err instanceof Error ? err.message.slice(0, 200) : "delivery failed";
+  if (err instanceof DestinationRefused) return err.message;
+  if (err instanceof NoResponse) return "timed out";
+  return "connection failed";
 }

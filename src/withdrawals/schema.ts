@@ -69,6 +69,7 @@ builder.queryFields((t) => ({
   supportedWithdrawalCurrencies: t.field({
     type: [WithdrawalCurrency],
     description: "The currencies of bank withdrawals (withdrawToBank).",
+    extensions: { maxListSize: BANK_CURRENCIES.length },
     resolve: async (_root, _args, ctx) => {
       await ctx.client();
       return BANK_CURRENCIES.map((code) => ({ code, name: BANK_CURRENCY_NAMES[code] }));

@@ -20,7 +20,7 @@ export type TestServer = {
 
 /** A real server on a free loopback port, over its own in-memory database unless PostgreSQL is configured. */
 export async function startServer(
-  options: { env?: Record<string, string>; providers?: AppOptions["providers"]; webhookTimeoutMs?: number } = {},
+  options: { env?: Record<string, string>; providers?: AppOptions["providers"]; webhookTimeoutMs?: number; resolveHost?: AppOptions["resolveHost"] } = {},
 ): Promise<TestServer> {
   const logs: string[] = [];
   const sink = new Writable({
@@ -47,6 +47,7 @@ export async function startServer(
   });
   const app = await buildApp({ config, logger: createLogger(config.logLevel, sink), embeddedDir: "memory://", providers: options.providers,
     webhookTimeoutMs: options.webhookTimeoutMs,
+    resolveHost: options.resolveHost,
   });
   const url = await app.start();
   return { app, url, logs, stop: () => app.stop() };

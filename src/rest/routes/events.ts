@@ -35,6 +35,21 @@ export const eventRoutes = [
   }),
   route({
     method: "GET",
+    path: "/v1/events/cursor",
+    operation: graphql(`query { eventCursor }`),
+    variables: () => ({}),
+    result: (data) => ({ cursor: data.eventCursor }),
+    docs: {
+      summary: "The newest event position you can see, to subscribe from without missing anything",
+      description:
+        "Take the cursor before subscribing (`events` or `depositUpdated`, over websockets or SSE) and pass it as `after`: every event " +
+        "written once this has answered is replayed, even when the subscription reaches the server after your next request.",
+      response: z.object({ cursor: z.string().nullable().describe("an event id, or null when you have no event yet") }),
+      example: { response: { cursor: examples.event.id } },
+    },
+  }),
+  route({
+    method: "GET",
     path: "/v1/events/:id",
     operation: graphql(`query ($id: ID!) { event(id: $id) { ...EventFields } }`, [EventFields]),
     variables: ({ params }) => ({ id: params.id }),

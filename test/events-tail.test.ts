@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient } from "graphql-ws";
+import WebSocket from "ws";
+import { createUser, gql, rest } from "./support/http.js";
+import { simulateUsdDeposit, userWithUsdAccount } from "./support/deposit-updates.js";
+import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
+import { settle, subscribeWs, subscriptionsOf } from "./support/subscriptions.js";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server.stop());
+const subscriptions = subscriptionsOf(() => server.url);
+
+const cursorOf = async (tenant: Tenant) => {
+  const res = await rest(server, "GET", "/v1/events/cursor", { headers: tenant.headers });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.cursor as string | null;
+};
+
+describe("the event cursor", () => {
+  it("is the id of the newest event the client can see, the same on REST and GraphQL", async () => {
+    const tenant = await newTenant(server);
+    await createUser(server, tenant);
+    const cursor = await cursorOf(tenant);
+    const newest = (await rest(server, "GET", "/v1/events?limit=100", { headers: tenant.headers })).body.data.at(-1).id;
+    expect(cursor).toBe(newest);
+    const graphql = await gql(server, "query { eventCursor }", {}, tenant.headers);
+    expect(graphql.body).toEqual({ data: { eventCursor: newest } });
+    // Another client's events do not move it.
+    await createUser(server, await newTenant(server));
+    expect(await cursorOf(tenant)).toBe(newest);
+  });
+
+  it("needs credentials", async () => {
+    expect((await rest(server, "GET", "/v1/events/cursor")).status).toBe(401);
+  });
+
+  it("lets graphql-ws's own lazy client subscribe and act at once without missing the first update", async () => {
+    const tenant = await newTenant(server);
+    const userId = await userWithUsdAccount(server, tenant);
+    const after = await cursorOf(tenant);
+    const subscribe = () =>
+      subscriptions.track(subscribeWs(server.url, { "x-api-key": tenant.apiKey }, `subscription ($userId: ID, $after: ID) { depositUpdated(userId: $userId, after: $after) { id status } }`, { userId, after }));
+    // No settling: the deposit is created while the subscription may still be on its way…
+    const early = subscribe();
+    const depositId = await simulateUsdDeposit(server, tenant, userId);
+    // …or even reaches the server only after the deposit exists (the lost race, made certain).
+    const late = subscribe();
+    for (const updates of [early, late]) expect((await updates.take(10_000)).data).toEqual({ depositUpdated: { id: depositId, status: "PENDING" } });
+  });
+
+  it("replays into the events subscription whatever happened between taking it and subscribing", async () => {
+    const tenant = await newTenant(server);
+    const after = await cursorOf(tenant);
+    const userId = await createUser(server, tenant);
+    const events = subscriptions.track(subscribeWs(server.url, { "x-api-key": tenant.apiKey }, `subscription ($after: ID) { events(after: $after) { type data } }`, { after }));
+    expect((await events.take(10_000)).data.events).toMatchObject({ type: "user.created", data: { object: { id: userId } } });
+    const second = await createUser(server, tenant);
+    expect((await events.take(10_000)).data.events).toMatchObject({ type: "user.created", data: { object: { id: second } } });
+  });
+});
+
+/**
+ * Idle subscriptions of the shape the attacker used: an old cursor and a type that never comes.
+ * Other test files share the database (their writes wake the tail too), hence the margin.
+ */
+describe.skipIf(!testDatabaseUrl)("idle events subscriptions (PostgreSQL)", () => {
+  const IDLE = `subscription ($after: ID) { events(types: ["withdrawal.failed"], after: $after) { id } }`;
+  const WINDOW_MS = 3000;
+  const SOCKETS = 3;
+  const PER_SOCKET = 20;
+
+  /** Statements and connection checkouts on the server's database pool during WINDOW_MS. */
+  async function databaseCallsWhileIdle(): Promise<number> {
+    const pool = server.app.db.pool!;
+    let calls = 0;
+    const query = pool.query.bind(pool);
+    const connect = pool.connect.bind(pool);
+    pool.query = ((...args: Parameters<typeof query>) => (calls++, query(...args))) as typeof pool.query;
+    pool.connect = ((...args: Parameters<typeof connect>) => (calls++, connect(...args))) as typeof pool.connect;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, WINDOW_MS));
+    } finally {
+      pool.query = query;
+      pool.connect = connect;
+    }
+    return calls;
+  }
+
+  it("cost the database the same with one or sixty of them", async () => {
+    const tenant = await newTenant(server);
+    const [first] = (await rest(server, "GET", "/v1/events", { headers: tenant.headers })).body.data;
+    for (let i = 0; i < 5; i++) await createUser(server, tenant);
+    await subscriptions.ws({ "x-api-key": tenant.apiKey }, IDLE, { after: first.id });
+    const withOne = await databaseCallsWhileIdle();
+
+    const sockets = Array.from({ length: SOCKETS }, () =>
+      createClient({ url: `${server.url.replace(/^http/, "ws")}/graphql`, webSocketImpl: WebSocket, connectionParams: { "x-api-key": tenant.apiKey }, retryAttempts: 0 }),
+    );
+    try {
+      const errors: unknown[] = [];
+      for (const socket of sockets) {
+        for (let i = 0; i < PER_SOCKET; i++) socket.subscribe({ query: IDLE, variables: { after: first.id } }, { next: () => undefined, error: (err) => errors.push(err), complete: () => undefined });
+      }
+      await settle();
+      await settle();
+      const withMany = await databaseCallsWhileIdle();
+      expect(errors).toEqual([]);
+      // One poll per second per subscription (the old design) would add about 180 calls here.
+      expect(withMany, `with one: ${withOne}, with ${SOCKETS * PER_SOCKET + 1}: ${withMany}`).toBeLessThanOrEqual(withOne + 20);
+    } finally {
+      await Promise.all(sockets.map((socket) => socket.dispose()));
+    }
+  });
+});

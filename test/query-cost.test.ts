@@ -1,0 +1,37 @@
+import { buildSchema, parse } from "graphql";
+import { describe, expect, it } from "vitest";
+import { schema } from "../src/graphql/schema.js";
+import { MAX_LISTED_KEYS } from "../src/keys/service.js";
+import { MAX_COST, operationCost, unboundedLists } from "../src/pipeline/query-limits.js";
+
+const costOf = (query: string, on = schema) => operationCost({ schema: on, document: parse(query) });
+
+/** A schema with sizes and pages under names the rule has never heard of. */
+const TOY = buildSchema(`
+  type Query { things(count: Int, page: Int): [Thing!]!, shelf(take: Int = 50, offset: Int): Shelf! }
+  type Shelf { items: [Thing!]! }
+  type Thing { id: ID!, parts: [Thing!]! }
+`);
+
+describe("the query cost rule", () => {
+  it("counts a page object's size for the list inside it", () => {
+    expect(costOf("{ transactionsPage(limit: 1000) { transactions { id } } }")).toBe(1001);
+    const aliases = Array.from({ length: 20 }, (_, i) => `a${i}: transactionsPage(limit: 1000) { transactions { id } }`).join(" ");
+    expect(costOf(`{ ${aliases} }`)).toBeGreaterThan(MAX_COST);
+  });
+
+  it("counts any Int argument of a list or page as its size, whatever its name, but not its position", () => {
+    expect(costOf("{ things(count: 300, page: 9999) { id } }", TOY)).toBe(300);
+    expect(costOf("{ shelf(take: 40, offset: 100000) { items { id } } }", TOY)).toBe(41);
+    expect(costOf("{ shelf { items { id } } }", TOY)).toBe(51);
+  });
+
+  it("counts a list without a size argument at its declared bound", () => {
+    expect(costOf("{ apiKeys { id } }")).toBe(MAX_LISTED_KEYS);
+  });
+
+  it("finds every list of objects without a bound, and the schema has none", () => {
+    expect(unboundedLists(TOY)).toEqual(["Thing.parts"]);
+    expect(unboundedLists(schema)).toEqual([]);
+  });
+});
