@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { graphql, type ResultOf } from "../../graphql/typed.js";
+import { withNumbers } from "../../representation.js";
 import { doc } from "../docs.js";
-import { found, integer, withNumbers, route } from "../route.js";
+import { found, integer, route } from "../route.js";
 
 const LedgerEntryFields = graphql(`
   fragment LedgerEntryFields on LedgerEntry { id userId type currency amount balanceBefore balanceAfter referenceId createdAt }

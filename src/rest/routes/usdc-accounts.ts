@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { graphql, type ResultOf } from "../../graphql/typed.js";
+import { withNumbers } from "../../representation.js";
 import { doc } from "../docs.js";
-import { code, found, withNumbers, route } from "../route.js";
+import { code, found, route } from "../route.js";
 
 const UsdcAccountFields = graphql(`fragment UsdcAccountFields on UsdcAccount { id userId chain chainId address tokenAddress balance createdAt }`);
 

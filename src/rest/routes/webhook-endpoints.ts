@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { graphql } from "../../graphql/typed.js";
 import { EVENT_TYPES } from "../../events/types.js";
+import { pickKeys } from "../../representation.js";
 import { EndpointInput } from "../../webhook-endpoints/service.js";
 import { doc } from "../docs.js";
-import { pickKeys } from "../pick-keys.js";
 import { found, integer, route } from "../route.js";
 
 const EndpointFields = graphql(`fragment EndpointFields on WebhookEndpoint { id url events description enabled createdAt }`);

@@ -1,14 +1,9 @@
 import { z } from "zod";
-import { graphql, type ResultOf } from "../../graphql/typed.js";
+import { graphql } from "../../graphql/typed.js";
+import { WithdrawalFields, withdrawalBody } from "../../withdrawals/representation.js";
 import { BankWithdrawal, NgnWithdrawal, UsdcWithdrawal } from "../../withdrawals/validation.js";
 import { doc, withAmount } from "../docs.js";
-import { pickKeys } from "../pick-keys.js";
-import { code, found, integer, withNumbers, route } from "../route.js";
-
-const RECORD = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "createdAt", "updatedAt"] as const satisfies readonly (keyof ResultOf<typeof WithdrawalFields>)[];
-const WithdrawalFields = graphql(`
-  fragment WithdrawalFields on Withdrawal { reference userId type currency amount fee status destination failureReason createdAt updatedAt }
-`);
+import { code, found, integer, route } from "../route.js";
 
 const Withdrawal = z.object({
   reference: z.string(),
@@ -24,9 +19,6 @@ const Withdrawal = z.object({
   updatedAt: doc.timestamp,
 });
 const REFERENCE = { reference: "the withdrawal's reference" };
-
-/** The withdrawal record of §6, money as JSON numbers. */
-export const withdrawalBody = (withdrawal: Record<string, unknown>) => withNumbers(pickKeys(withdrawal, RECORD), ["amount", "fee"]);
 
 /** The contract's legacy behaviour: insufficient funds on any withdrawal path is a 500 {error, details}. */
 const LEGACY_FUNDS_ERROR = { INSUFFICIENT_FUNDS: { status: 500 } } as const;
