@@ -1,13 +1,12 @@
 import type { ApiKey, CardTransaction, Conversion, Deposit, User, VirtualAccount, Withdrawal } from "../generated/prisma/client.js";
-import { pickKeys } from "../rest/pick-keys.js";
-import { API_KEY_KEYS } from "../rest/routes/api-keys.js";
-import { asContractTransaction } from "../rest/routes/cards.js";
-import { conversionBody } from "../rest/routes/conversion.js";
-import { depositBody } from "../rest/routes/deposits.js";
-import { USER_KEYS } from "../rest/routes/users.js";
-import { virtualAccountBody } from "../rest/routes/virtual-accounts.js";
-import { withdrawalBody } from "../rest/routes/withdrawals.js";
-import { maskedDestination } from "../withdrawals/service.js";
+import { virtualAccountBody } from "../accounts/virtual-account-representation.js";
+import { asContractTransaction } from "../cards/representation.js";
+import { conversionBody } from "../conversion/representation.js";
+import { depositBody } from "../deposits/representation.js";
+import { API_KEY_KEYS } from "../keys/representation.js";
+import { pickKeys } from "../representation.js";
+import { USER_KEYS } from "../users/representation.js";
+import { maskedDestination, withdrawalBody } from "../withdrawals/representation.js";
 
 type Row = Record<string, unknown>;
 
@@ -23,7 +22,7 @@ function asGraphQLValues(row: object): Row {
 }
 
 /**
- * Each resource as REST shows it, through the REST routes' own shaping: the `data.object` of its events.
+ * Each resource as REST shows it, through the representation modules the REST routes use too: the `data.object` of its events.
  * Card transactions add the userId the contract's transaction list leaves implicit.
  */
 export const eventObject = {

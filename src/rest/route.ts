@@ -72,12 +72,3 @@ export function integer(value: unknown): unknown {
 export function code(value: unknown): unknown {
   return typeof value === "string" ? value.trim().toUpperCase() : value;
 }
-
-/** REST speaks JSON numbers for money (the contract); GraphQL keeps the exact decimal string. */
-export function withNumbers<T extends Record<string, unknown>>(record: T, fields: readonly string[]): T {
-  const copy: Record<string, unknown> = { ...record };
-  for (const field of fields) {
-    if (typeof copy[field] === "string") copy[field] = Number(copy[field]);
-  }
-  return copy as T;
-}

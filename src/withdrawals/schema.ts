@@ -6,7 +6,8 @@ import { NEWEST_FIRST_RECORDS, newestFirstPage } from "../ledger/service.js";
 import { CurrencyEnum, FiatCurrencyEnum } from "../ledger/currency-schema.js";
 import type { Currency } from "../providers/fx.js";
 import { NetworkEnum } from "../wallets/network-schema.js";
-import { maskedDestination, WITHDRAWAL_STATUSES, WITHDRAWAL_TYPES, type WithdrawalStatus, type WithdrawalType } from "./service.js";
+import { maskedDestination } from "./representation.js";
+import { WITHDRAWAL_STATUSES, WITHDRAWAL_TYPES, type WithdrawalStatus, type WithdrawalType } from "./service.js";
 import { BANK_CURRENCIES, BANK_CURRENCY_NAMES } from "./validation.js";
 
 const BankWithdrawalCurrencyEnum = builder.enumType("BankWithdrawalCurrency", {

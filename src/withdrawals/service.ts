@@ -176,10 +176,3 @@ function assertAccountHolder(user: User, request: { firstName: string; lastName:
   if (!sameName(request.lastName, user.lastName)) throw badInput("lastName does not match the user's");
   if (request.dob !== user.dob.toISOString().slice(0, 10)) throw badInput("dob does not match the user's");
 }
-
-/** What the API shows of a destination: the last 4 of an account, the ends of an address. */
-export function maskedDestination(withdrawal: Pick<Withdrawal, "destination">): string {
-  const destination = JSON.parse(withdrawal.destination) as { account?: string; address?: string };
-  if (destination.address) return `${destination.address.slice(0, 6)}…${destination.address.slice(-4)}`;
-  return `****${(destination.account ?? "").replace(/[^0-9A-Za-z]/g, "").slice(-4)}`;
-}

@@ -1,10 +1,12 @@
 import { z } from "zod";
+import { VirtualAccountFields, virtualAccountBody } from "../../accounts/virtual-account-representation.js";
 import { graphql } from "../../graphql/typed.js";
 import { LOOKUP_CURRENCIES } from "../../accounts/balance-lookup-service.js";
+import { withNumbers } from "../../representation.js";
 import { doc } from "../docs.js";
 import { examples } from "../examples.js";
-import { code, withNumbers, route } from "../route.js";
-import { VirtualAccount, VirtualAccountFields, virtualAccountBody } from "./virtual-accounts.js";
+import { code, route } from "../route.js";
+import { VirtualAccount } from "./virtual-accounts.js";
 
 /**
  * `GET /v1/accounts/{ngn|usd|gbp|eur}/{userId}`. Its `:currency` segment also matches

@@ -1,12 +1,10 @@
 import { z } from "zod";
-import { graphql, type ResultOf } from "../../graphql/typed.js";
+import { graphql } from "../../graphql/typed.js";
+import { ApiKeyFields } from "../../keys/representation.js";
 import { doc, named } from "../docs.js";
 import { examples } from "../examples.js";
 import { route } from "../route.js";
 
-/** An API key as lists show it (also the `data.object` of API key events). */
-const ApiKeyFields = graphql(`fragment ApiKeyFields on ApiKey { id prefix createdAt lastUsedAt revokedAt }`);
-export const API_KEY_KEYS = ["id", "prefix", "createdAt", "lastUsedAt", "revokedAt"] as const satisfies readonly (keyof ResultOf<typeof ApiKeyFields>)[];
 const ApiKey = named("ApiKey", z.object({
   id: doc.id,
   prefix: z.string().describe("the public part, shown in lists"),

@@ -1,14 +1,12 @@
 import { z } from "zod";
-import { graphql, type ResultOf } from "../../graphql/typed.js";
+import { asContractTransaction, CardTransactionFields } from "../../cards/representation.js";
+import { graphql } from "../../graphql/typed.js";
 import { doc, named } from "../docs.js";
 import { examples } from "../examples.js";
-import { integer, withNumbers, route } from "../route.js";
+import { integer, route } from "../route.js";
 
 const CREATE_CARD = graphql(`
   mutation ($userId: ID!) { createVirtualCard(userId: $userId) { id userId providerId cardNumber cardCVV cardExpiry createdAt updatedAt } }
-`);
-export const CardTransactionFields = graphql(`
-  fragment CardTransactionFields on CardTransaction { id amount balance createdAt description status type }
 `);
 const Card = named("Card", z.object({
   id: doc.id,
@@ -29,12 +27,6 @@ export const CardTransaction = named("CardTransaction", z.object({
   status: z.string().describe("SETTLED"),
   type: z.string().describe("DEBIT"),
 }));
-
-export const asContractTransaction = (t: ResultOf<typeof CardTransactionFields>) =>
-  withNumbers(
-    { id: t.id, amount: t.amount, balance: t.balance, created_ts: t.createdAt, description: t.description, status: t.status, type: t.type },
-    ["amount", "balance"],
-  );
 
 export const cardRoutes = [
   route({

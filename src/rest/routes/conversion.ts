@@ -1,17 +1,11 @@
 import { z } from "zod";
-import { graphql, type ResultOf } from "../../graphql/typed.js";
+import { graphql } from "../../graphql/typed.js";
+import { ConversionFields, conversionBody, MONEY } from "../../conversion/representation.js";
 import { ConversionRequest, Pair } from "../../conversion/service.js";
+import { withNumbers } from "../../representation.js";
 import { doc, named } from "../docs.js";
 import { examples } from "../examples.js";
-import { pickKeys } from "../pick-keys.js";
-import { code, withNumbers, route } from "../route.js";
-
-const MONEY = ["amount", "rate", "fee", "convertedAmount"] as const;
-const ConversionFields = graphql(`fragment ConversionFields on Conversion { id userId from to amount rate fee convertedAmount quoteId createdAt }`);
-const CONVERSION_KEYS = ["id", "userId", "from", "to", "amount", "rate", "fee", "convertedAmount", "quoteId", "createdAt"] as const satisfies readonly (keyof ResultOf<typeof ConversionFields>)[];
-
-/** A conversion as REST shows it, money as JSON numbers (also the `data.object` of conversion events). */
-export const conversionBody = (conversion: Record<string, unknown>) => withNumbers(pickKeys(conversion, CONVERSION_KEYS), MONEY);
+import { code, route } from "../route.js";
 
 const QUOTE_ID = "0d1e2f3a-4b5c-4d6e-b7f8-a9b0c1d2e3f4";
 

@@ -1,17 +1,9 @@
 import { z } from "zod";
-import { graphql, type ResultOf } from "../../graphql/typed.js";
+import { DepositFields, depositBody } from "../../deposits/representation.js";
+import { graphql } from "../../graphql/typed.js";
 import { doc, named } from "../docs.js";
 import { examples } from "../examples.js";
-import { pickKeys } from "../pick-keys.js";
-import { found, integer, withNumbers, route } from "../route.js";
-
-const REQUIRED = ["id", "userId", "eventId", "amount", "status", "currency", "createdAt", "updatedAt"] as const satisfies readonly (keyof ResultOf<typeof DepositFields>)[];
-/** Present only on the deposits they describe: NGN bank deposits, on-chain deposits. */
-const OPTIONAL = ["paymentReference", "tokenAddress", "transactionHash", "chainId"] as const satisfies readonly (keyof ResultOf<typeof DepositFields>)[];
-
-export const DepositFields = graphql(`
-  fragment DepositFields on Deposit { id userId eventId amount status currency createdAt updatedAt paymentReference tokenAddress transactionHash chainId }
-`);
+import { found, integer, route } from "../route.js";
 
 export const Deposit = named("Deposit", z.object({
   id: doc.id,
@@ -27,12 +19,6 @@ export const Deposit = named("Deposit", z.object({
   transactionHash: z.string().optional().describe("on-chain deposits"),
   chainId: z.int().optional().describe("on-chain deposits"),
 }));
-
-/** The contract's deposit record: its fields in order, the optional ones only when set, the amount a JSON number. */
-export function depositBody(deposit: Record<string, unknown>) {
-  const keys = [...REQUIRED, ...OPTIONAL.filter((key) => deposit[key] !== null && deposit[key] !== undefined)];
-  return withNumbers(pickKeys(deposit, keys), ["amount"]);
-}
 
 export const depositRoutes = [
   route({

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { graphql, type ResultOf } from "../../graphql/typed.js";
+import { withNumbers } from "../../representation.js";
 import { doc, named } from "../docs.js";
 import { examples } from "../examples.js";
-import { found, integer, withNumbers, route } from "../route.js";
+import { found, integer, route } from "../route.js";
 
 const LedgerEntryFields = graphql(`
   fragment LedgerEntryFields on LedgerEntry { id userId type currency amount balanceBefore balanceAfter referenceId createdAt }

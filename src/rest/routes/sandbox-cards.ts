@@ -1,9 +1,10 @@
 import { graphql } from "../../graphql/typed.js";
+import { asContractTransaction, CardTransactionFields } from "../../cards/representation.js";
 import { CardSpend } from "../../cards/spending.js";
 import { named, withAmount } from "../docs.js";
 import { examples } from "../examples.js";
 import { route } from "../route.js";
-import { CardTransaction, CardTransactionFields, asContractTransaction } from "./cards.js";
+import { CardTransaction } from "./cards.js";
 
 export const sandboxCardRoutes = [
   route({

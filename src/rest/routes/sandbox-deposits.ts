@@ -1,9 +1,10 @@
 import { graphql } from "../../graphql/typed.js";
+import { DepositFields, depositBody } from "../../deposits/representation.js";
 import { SimulateDeposit } from "../../sandbox/deposits.js";
 import { doc, named, withAmount } from "../docs.js";
 import { examples } from "../examples.js";
 import { code, route } from "../route.js";
-import { Deposit, DepositFields, depositBody } from "./deposits.js";
+import { Deposit } from "./deposits.js";
 
 const DEPOSIT_ID = { id: "the deposit's id" };
 

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { graphql, type ResultOf } from "../../graphql/typed.js";
 import { NETWORK_NAMES } from "../../providers/chains.js";
+import { withNumbers } from "../../representation.js";
 import { doc, named } from "../docs.js";
 import { examples } from "../examples.js";
-import { code, found, withNumbers, route } from "../route.js";
+import { code, found, route } from "../route.js";
 
 const UsdcAccountFields = graphql(`fragment UsdcAccountFields on UsdcAccount { id userId chain chainId address tokenAddress balance createdAt }`);
 

@@ -1,13 +1,11 @@
 import { z } from "zod";
-import { graphql, type ResultOf } from "../../graphql/typed.js";
+import { graphql } from "../../graphql/typed.js";
+import { UserFields } from "../../users/representation.js";
 import { CreateUser } from "../../users/service.js";
 import { doc, named } from "../docs.js";
 import { examples } from "../examples.js";
 import { integer, route } from "../route.js";
 
-/** The contract's user record, in its order (also the `data.object` of user events). */
-const UserFields = graphql(`fragment UserFields on User { id createdAt updatedAt firstName lastName phoneNumber email clientId }`);
-export const USER_KEYS = ["id", "createdAt", "updatedAt", "firstName", "lastName", "phoneNumber", "email", "clientId"] as const satisfies readonly (keyof ResultOf<typeof UserFields>)[];
 const User = named("User", z.object({
   id: doc.id,
   createdAt: doc.timestamp,

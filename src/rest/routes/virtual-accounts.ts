@@ -1,15 +1,11 @@
-import { pickKeys } from "../pick-keys.js";
 import { z } from "zod";
-import { graphql, type ResultOf } from "../../graphql/typed.js";
+import { graphql } from "../../graphql/typed.js";
+import { VirtualAccountFields, virtualAccountBody } from "../../accounts/virtual-account-representation.js";
 import { CreateVirtualAccount } from "../../accounts/virtual-account-service.js";
 import { VIRTUAL_ACCOUNT_CURRENCIES } from "../../accounts/virtual-account-currencies.js";
 import { doc, named } from "../docs.js";
 import { examples } from "../examples.js";
 import { code, route } from "../route.js";
-
-const COMMON = ["id", "userId", "currency", "createdAt", "destinationAsset", "destinationNetwork", "destinationAddress"] as const;
-const NGN_SHAPE = [...COMMON, "accountName", "accountNumber", "bankName", "bankCode"] as const satisfies readonly (keyof ResultOf<typeof VirtualAccountFields>)[];
-const FIAT_SHAPE = [...COMMON, "bankName", "accountNumber", "routingNumber", "accountHolderName", "accountHolderType", "bankAddress"] as const satisfies readonly (keyof ResultOf<typeof VirtualAccountFields>)[];
 
 const common = {
   id: doc.id,
@@ -33,19 +29,6 @@ export const VirtualAccount = z.union([
     bankAddress: z.string(),
   })),
 ]);
-
-/** Every field of both shapes; the body keeps those of the account's currency. */
-export const VirtualAccountFields = graphql(`
-  fragment VirtualAccountFields on VirtualAccount {
-    id userId currency createdAt destinationAsset destinationNetwork destinationAddress
-    accountName accountNumber bankName bankCode routingNumber accountHolderName accountHolderType bankAddress
-  }
-`);
-
-/** The contract's virtual account: the NGN shape for NGN, the bank shape otherwise. */
-export function virtualAccountBody(account: Record<string, unknown>) {
-  return pickKeys(account, account.currency === "NGN" ? NGN_SHAPE : FIAT_SHAPE);
-}
 
 export const virtualAccountRoutes = [
   route({

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { graphql } from "../../graphql/typed.js";
 import { EVENT_TYPES } from "../../events/types.js";
+import { pickKeys } from "../../representation.js";
 import { EndpointInput } from "../../webhook-endpoints/service.js";
 import { doc, named } from "../docs.js";
 import { examples } from "../examples.js";
-import { pickKeys } from "../pick-keys.js";
 import { found, integer, route } from "../route.js";
 
 const EndpointFields = graphql(`fragment EndpointFields on WebhookEndpoint { id url events description enabled createdAt }`);

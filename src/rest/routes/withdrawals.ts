@@ -1,16 +1,11 @@
 import { z } from "zod";
-import { graphql, type ResultOf } from "../../graphql/typed.js";
+import { graphql } from "../../graphql/typed.js";
+import { WithdrawalFields, withdrawalBody } from "../../withdrawals/representation.js";
 import { BANK_CURRENCIES, BankWithdrawal, NgnWithdrawal, UsdcWithdrawal } from "../../withdrawals/validation.js";
 import { NETWORK_NAMES } from "../../providers/chains.js";
 import { doc, named, withAmount } from "../docs.js";
 import { examples } from "../examples.js";
-import { pickKeys } from "../pick-keys.js";
-import { code, found, integer, withNumbers, route } from "../route.js";
-
-const RECORD = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "createdAt", "updatedAt"] as const satisfies readonly (keyof ResultOf<typeof WithdrawalFields>)[];
-const WithdrawalFields = graphql(`
-  fragment WithdrawalFields on Withdrawal { reference userId type currency amount fee status destination failureReason createdAt updatedAt }
-`);
+import { code, found, integer, route } from "../route.js";
 
 const Withdrawal = named("Withdrawal", z.object({
   reference: z.string(),
@@ -27,9 +22,6 @@ const Withdrawal = named("Withdrawal", z.object({
 }));
 const HOLDER = { userId: examples.userId, firstName: "Ada", lastName: "Lovelace", dob: "1990-05-17" };
 const REFERENCE = { reference: "the withdrawal's reference" };
-
-/** The withdrawal record of §6, money as JSON numbers. */
-export const withdrawalBody = (withdrawal: Record<string, unknown>) => withNumbers(pickKeys(withdrawal, RECORD), ["amount", "fee"]);
 
 /** The contract's legacy behaviour: insufficient funds on any withdrawal path is a 500 {error, details}. */
 const LEGACY_FUNDS_ERROR = { INSUFFICIENT_FUNDS: { status: 500 } } as const;
