@@ -15,6 +15,7 @@ import { errorHandler, notFoundRoute } from "./http/errors.js";
 import { exchanges } from "./http/exchange.js";
 import { expressServer } from "./http/express-server.js";
 import { IdempotencyRecords } from "./pipeline/idempotency-records.js";
+import { createAdmission } from "./pipeline/admission.js";
 import { OpenStreams } from "./pipeline/open-streams.js";
 import { RateLimits } from "./pipeline/rate-limits.js";
 import type { Logger } from "./logger.js";
@@ -93,13 +94,14 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
   );
   const streams = new OpenStreams({ perIp: config.websocket.connectionsPerIp, perClient: config.websocket.connectionsPerClient });
   const graphiql = config.env !== "production";
+  const admission = createAdmission({ services, rateLimits, introspection: config.introspection, logger });
   const yoga = createGraphQLServer({
     prisma: db.prisma,
     services,
     logger,
     graphiql,
     introspection: config.introspection,
-    rateLimits,
+    admission,
     streams,
     idempotency: new IdempotencyRecords({ prisma: db.prisma, encryptionKey: config.encryptionKey, retentionMs: config.retention.ageMs.idempotency }),
     metrics,
@@ -116,12 +118,14 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
   const clientIp = (request: IncomingMessage) => proxyAddr(request, trustedProxy);
   // The access line's fields are fixed and hold no secret, so it skips the logger's redaction walk.
   app.use(exchanges({ accessLogger: logger.child({}, { redact: [] }), metrics, clientIp }));
-  // The API first (Express walks its layers in order for every request), provider webhooks before
-  // the body reader: their signatures cover the raw body.
+  // The API first (Express walks its layers in order for every request). Before the /v1 table, what
+  // it must never shadow: the OpenAPI document and the developer pages, and provider webhooks, whose
+  // signatures cover the raw body (so they come before the body reader).
+  mountDeveloperPages(app, restRoutes, { introspection: config.introspection });
   mountWebhooks(app, services.webhooks, rateLimits);
   app.use(REST_MOUNT, readBody(), requireJsonBody, restRouter(restRoutes, yoga));
   // Browsers on other origins may call GraphQL (credentials are headers, never cookies).
-  app.all("/graphql", cors({ origin: true, maxAge: 600 }), readBody(), graphqlOverHttp({ yoga, logger, rateLimits, graphiql }));
+  app.all("/graphql", cors({ origin: true, maxAge: 600 }), readBody(), graphqlOverHttp({ yoga, logger, admission, graphiql }));
   app.get("/metrics", metricsEndpoint(metrics, config.metricsToken));
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
   app.get("/readyz", async (_req, res) => {
@@ -129,7 +133,6 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     if (!ready) res.setHeader("Retry-After", "5");
     res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "database unavailable" });
   });
-  mountDeveloperPages(app, restRoutes, { introspection: config.introspection });
   app.use(notFoundRoute);
   app.use(errorHandler(logger));
 

@@ -142,6 +142,24 @@ export type Config = {
 
 export class ConfigError extends Error {}
 
+/**
+ * The cores this process may use: the scheduler's (`availableParallelism`) and, in a container, its
+ * cgroup's CPU quota (v2 `cpu.max`, whole cores), whichever is fewer: a pod limited to one core on a
+ * 64-core node runs one worker, not 64 (each with its own pool of database connections).
+ */
+export function availableCores(cpuMaxFile = "/sys/fs/cgroup/cpu.max"): number {
+  const cores = availableParallelism();
+  let quota: string | undefined;
+  let period: string | undefined;
+  try {
+    [quota, period] = readFileSync(cpuMaxFile, "utf8").trim().split(/\s+/);
+  } catch {
+    return cores;
+  }
+  if (!quota || quota === "max" || !Number(period)) return cores;
+  return Math.max(1, Math.min(cores, Math.floor(Number(quota) / Number(period))));
+}
+
 /** Secrets that production must be given; elsewhere they are generated once and kept in DATA_DIR. */
 function persistedSecret(dataDir: string, name: string, make: () => string): string {
   const file = join(dataDir, `${name}.secret`);
@@ -191,7 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const missing = (["DATABASE_URL", "JWT_SECRET", "ENCRYPTION_KEY", "WEBHOOK_SECRET", "CUSTODIAN_MASTER_KEY", "SMTP_URL", "METRICS_TOKEN"] as const).filter((k) => !e[k]);
     if (missing.length) throw new ConfigError(`Invalid configuration:\n  ${missing.join(", ")}: required in production`);
   }
-  const webConcurrency = e.WEB_CONCURRENCY ?? (production ? availableParallelism() : 1);
+  const webConcurrency = e.WEB_CONCURRENCY ?? (production ? availableCores() : 1);
   if (webConcurrency > 1 && !e.DATABASE_URL) {
     throw new ConfigError(`Invalid configuration:\n  WEB_CONCURRENCY: ${webConcurrency} workers need PostgreSQL (DATABASE_URL); the embedded database is held by one process`);
   }

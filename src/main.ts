@@ -31,7 +31,7 @@ async function serve(config: Config, parentLogger: Logger) {
   if (sandboxKey) process.stdout.write(firstRunBanner(url, sandboxKey));
   const clientCount = await app.db.prisma.client.count();
   logger.info(
-    { url, graphql: `${url}/graphql`, database: config.databaseUrl ? "postgresql" : `embedded (${config.dataDir})`, sandbox: config.sandbox },
+    { url, pid: process.pid, graphql: `${url}/graphql`, database: config.databaseUrl ? "postgresql" : `embedded (${config.dataDir})`, sandbox: config.sandbox },
     "server started",
   );
   if (clientCount === 0) {

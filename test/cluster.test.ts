@@ -10,6 +10,7 @@ import { completeDeposit, simulateUsdDeposit, userWithUsdAccount } from "./suppo
 import { signature } from "./support/deposits.js";
 import { createUser } from "./support/http.js";
 import { SHARED_SECRETS, startServerProcess, type ServerProcess } from "./support/server-process.js";
+import { REQUIREMENTS, needs } from "./support/requirements.js";
 import { testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
 import { settle, subscribeWs } from "./support/subscriptions.js";
 
@@ -18,7 +19,7 @@ import { settle, subscribeWs } from "./support/subscriptions.js";
  * hold across workers. Each request here goes on its own connection (node:cluster hands connections
  * to the workers in turn), and the access log's `worker` says which worker answered it.
  */
-describe.skipIf(!testDatabaseUrl)("a clustered server (WEB_CONCURRENCY=2, needs PostgreSQL: TEST_DATABASE_URL)", () => {
+describe("a clustered server (WEB_CONCURRENCY=2)", needs(REQUIREMENTS.postgres), () => {
   let db: Database;
   let keys: ApiKeyService;
   let server: ServerProcess;
@@ -34,7 +35,7 @@ describe.skipIf(!testDatabaseUrl)("a clustered server (WEB_CONCURRENCY=2, needs 
     const url = new URL(testDatabaseUrl!);
     url.pathname = `/${name}`;
     freshDatabase = url.toString();
-    server = await startServerProcess({ DATABASE_URL: freshDatabase, WEB_CONCURRENCY: "2" });
+    server = await startServerProcess({ DATABASE_URL: freshDatabase, WEB_CONCURRENCY: "2", SIGN_IN_RATE_LIMIT_PER_MINUTE: "3" });
     db = await openDatabase({ url: freshDatabase, logger: createLogger("silent") });
     keys = new ApiKeyService(db.prisma);
   }, 90_000);
@@ -133,6 +134,25 @@ describe.skipIf(!testDatabaseUrl)("a clustered server (WEB_CONCURRENCY=2, needs 
     expect(answers.map((answer) => answer.status)).toEqual(Array(6).fill(200));
     expect(answers.filter((answer) => !JSON.parse(answer.text).duplicate)).toHaveLength(1);
     expect(await db.prisma.deposit.count({ where: { userId } })).toBe(1);
+  });
+
+  it("keeps one rate-limit budget for all its workers, not one each", async () => {
+    const answers = [];
+    for (let i = 0; i < 8; i++) answers.push(await once("POST", "/v1/client-auth/otp", {}, JSON.stringify({ email: `budget-${crypto.randomUUID()}@example.com` })));
+    expect(new Set(answers.map((answer) => answer.worker))).toEqual(new Set([1, 2]));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 429, 429, 429, 429, 429]);
+  });
+
+  it("replaces a worker that dies", async () => {
+    const started = () => server.output.filter((line) => line.includes('"server started"')).map((line) => JSON.parse(line) as { worker: number; pid: number });
+    const before = started();
+    process.kill(before[0].pid, "SIGKILL");
+    await expect.poll(() => started().length, { timeout: 30_000 }).toBe(before.length + 1);
+    const replacement = started().at(-1)!;
+    expect(replacement.worker).toBeGreaterThan(Math.max(...before.map((line) => line.worker)));
+    const workers = new Set<number>();
+    for (let i = 0; i < 6; i++) workers.add((await once("GET", "/v1/openapi.json", {})).worker);
+    expect(workers).toEqual(new Set([before[1].worker, replacement.worker]));
   });
 
   it("stops both workers and itself on SIGTERM", async () => {

@@ -1,9 +1,9 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.js";
+import { availableCores, ConfigError, loadConfig } from "../src/config.js";
 import { deriveAddress } from "../src/providers/custodian.js";
 
 const dataDir = () => mkdtempSync(join(tmpdir(), "fintech-config-"));
@@ -88,9 +88,22 @@ describe("loadConfig", () => {
 
   it("runs one worker in development and one per core in production, unless WEB_CONCURRENCY says", () => {
     expect(loadConfig({ DATA_DIR: dataDir() }).webConcurrency).toBe(1);
-    expect(loadConfig({ DATA_DIR: dataDir(), ...PRODUCTION }).webConcurrency).toBe(availableParallelism());
+    expect(loadConfig({ DATA_DIR: dataDir(), ...PRODUCTION }).webConcurrency).toBe(availableCores());
     expect(loadConfig({ DATA_DIR: dataDir(), ...PRODUCTION, WEB_CONCURRENCY: "3" }).webConcurrency).toBe(3);
     expect(loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: PRODUCTION.DATABASE_URL, WEB_CONCURRENCY: "2" }).webConcurrency).toBe(2);
+  });
+
+  it("counts the cores a container's CPU quota allows, not the host's", () => {
+    const cpuMax = (text: string) => {
+      const file = join(dataDir(), "cpu.max");
+      writeFileSync(file, text);
+      return availableCores(file);
+    };
+    expect(cpuMax("100000 100000\n")).toBe(1);
+    expect(cpuMax("150000 100000\n")).toBe(1);
+    expect(cpuMax(`${availableParallelism() * 400000} 100000\n`)).toBe(availableParallelism());
+    expect(cpuMax("max 100000\n")).toBe(availableParallelism());
+    expect(availableCores(join(dataDir(), "absent"))).toBe(availableParallelism());
   });
 
   it("refuses several workers on the embedded database, which one process holds", () => {

@@ -51,6 +51,16 @@ describe("malformed requests", () => {
     expect(under.body.error).toContain("firstName");
   });
 
+  it("answers a JSON body in a charset other than UTF-8 with 415, and takes UTF-8 named in any case", async () => {
+    const tenant = await newTenant(server);
+    const body = JSON.stringify({ email: "someone@example.com" });
+    const utf7 = await rest(server, "POST", "/v1/user", { headers: { ...tenant.headers, "content-type": "application/json; charset=utf-7" }, rawBody: body });
+    expectJsonError(utf7, 415);
+    expect(utf7.body.error).toContain("UTF-8");
+    const utf8 = await rest(server, "POST", "/v1/user", { headers: { ...tenant.headers, "content-type": "application/json; charset=UTF-8" }, rawBody: body });
+    expectJsonError(utf8, 400);
+  });
+
   it.each([
     ["text/plain", "email=a@b.co"],
     ["a form (curl -d)", '{"email":"a@b.co"}'],

@@ -1,3 +1,4 @@
+import { request } from "node:http";
 import { serverAudits } from "graphql-http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
@@ -21,6 +22,8 @@ const CLIENT_FORMS: { client: string; accept: string | undefined; answeredAs: st
   { client: "a browser's fetch (*/*)", accept: "*/*", answeredAs: JSON_TYPE },
   { client: "curl without -H accept (no Accept)", accept: undefined, answeredAs: JSON_TYPE },
   { client: "a q-value list that prefers application/json", accept: "application/graphql-response+json;q=0.5, application/json", answeredAs: JSON_TYPE },
+  { client: "Spring, OkHttp and .NET (application/json;charset=UTF-8)", accept: "application/json;charset=UTF-8", answeredAs: JSON_TYPE },
+  { client: "a list with charset=utf-8 on each type", accept: "application/graphql-response+json; charset=utf-8, application/json; charset=utf-8", answeredAs: GRAPHQL_RESPONSE },
 ];
 
 /** fetch, with the tenant's key, and the audit's Accept replaced by the client's form wherever it asks for what that form is answered as. */
@@ -83,8 +86,8 @@ describe("an Accept list is answered like the one media type it negotiates to", 
     });
   }
 
-  it("answers 406, naming what it can answer, when nothing acceptable is asked for", async () => {
-    const res = await fetch(`${server.url}/graphql`, { method: "POST", headers: { ...tenant.headers, "content-type": JSON_TYPE, accept: "image/png" }, body: JSON.stringify({ query: "{ me { id } }" }) });
+  it.each([["image/png"], ["application/json; charset=iso-8859-1"]])("answers 406, naming what it can answer, to Accept: %s", async (accept) => {
+    const res = await fetch(`${server.url}/graphql`, { method: "POST", headers: { ...tenant.headers, "content-type": JSON_TYPE, accept }, body: JSON.stringify({ query: "{ me { id } }" }) });
     expect(res.status).toBe(406);
     expect(res.headers.get("accept")).toContain(GRAPHQL_RESPONSE);
   });
@@ -93,6 +96,59 @@ describe("an Accept list is answered like the one media type it negotiates to", 
     for (const accept of [JSON_TYPE, GRAPHQL_RESPONSE, "*/*"]) {
       const res = await fetch(`${server.url}/graphql`, { method: "POST", headers: { ...tenant.headers, "content-type": JSON_TYPE, accept } });
       expect(res.status, accept).toBe(400);
+    }
+  });
+});
+
+describe("requests refused before they have an operation", () => {
+  type Refused = { method?: string; headers?: Record<string, string>; body?: string; query?: string };
+  const send = (init: Refused) =>
+    fetch(`${server.url}/graphql${init.query ?? ""}`, { method: init.method ?? "POST", headers: init.headers, body: init.body });
+
+  it.each([
+    ["variables that are not an object", { headers: { "content-type": JSON_TYPE }, body: JSON.stringify({ query: "{ me { id } }", variables: [1] }) }, 400],
+    ["a content type GraphQL does not take", { headers: { "content-type": "text/plain" }, body: "{ me { id } }" }, 415],
+    ["an Accept nothing answers", { headers: { "content-type": JSON_TYPE, accept: "image/png" }, body: JSON.stringify({ query: "{ me { id } }" }) }, 406],
+    ["a parameter given twice", { method: "GET", query: `?query=${encodeURIComponent("{ __typename }")}&query=${encodeURIComponent("{ me { id } }")}` }, 400],
+  ] as [string, Refused, number][])("answers %s with 401 to a caller without a valid credential, and its own status to one with", async (_name, request, status) => {
+    expect((await send(request)).status).toBe(401);
+    expect((await send({ ...request, headers: { ...request.headers, ...tenant.headers } })).status).toBe(status);
+  });
+
+  it.each([["text/event-stream"], ["text/html"], [JSON_TYPE]])("answers a Host header that does not make a URL with 400 (Accept: %s), never a 500", async (accept) => {
+    const { port } = new URL(server.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port, path: `/graphql?query=${encodeURIComponent("{ __typename }")}`, headers: { host: "a b", accept, ...tenant.headers } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect(status).toBe(400);
+  });
+});
+
+describe("a subscription sent with JSON preferred (urql's Accept)", () => {
+  it("is answered as a stream, and admitted once (one unit of the client's budget)", async () => {
+    const limited = await startServer({ env: { RATE_LIMIT_PER_MINUTE: "2" } });
+    try {
+      const own = await newTenant(limited);
+      const controller = new AbortController();
+      const stream = await fetch(`${limited.url}/graphql`, {
+        method: "POST",
+        headers: { ...own.headers, "content-type": JSON_TYPE, accept: CLIENT_FORMS[2].accept! },
+        body: JSON.stringify({ query: "subscription { events { id } }" }),
+        signal: controller.signal,
+      });
+      expect(stream.status).toBe(200);
+      expect(stream.headers.get("content-type")).toContain("text/event-stream");
+      controller.abort();
+      const query = () => fetch(`${limited.url}/graphql`, { method: "POST", headers: { ...own.headers, "content-type": JSON_TYPE }, body: JSON.stringify({ query: "{ me { id } }" }) });
+      expect((await query()).status).toBe(200);
+      expect((await query()).status).toBe(429);
+    } finally {
+      await limited.stop();
     }
   });
 });

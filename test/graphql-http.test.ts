@@ -103,8 +103,10 @@ describe("GraphQL over HTTP", () => {
     }
   });
 
-  it("answers a request without a query with 400", async () => {
-    expect((await post({ variables: {} })).status).toBe(400);
+  it("answers a request without a query with 400, or 401 without a valid credential (who asks comes first)", async () => {
+    const tenant = await newTenant(server);
+    expect((await post({ variables: {} }, tenant.headers)).status).toBe(400);
+    expect((await post({ variables: {} })).status).toBe(401);
   });
 
   it("keeps the legacy 200 for request errors when the client accepts only application/json", async () => {
@@ -124,7 +126,7 @@ describe("GraphQL over HTTP", () => {
   });
 });
 
-describe("a document seen before (answered without yoga's HTTP layer)", () => {
+describe("a document seen before (answered from yoga's parse and validation caches)", () => {
   const comparable = (answer: Answer) => ({
     status: answer.status,
     contentType: answer.contentType,
@@ -167,12 +169,13 @@ describe("bodies that are not what GraphQL over HTTP takes", () => {
     if (status === 415 || contentType.includes("form")) expect(answer.errors[0].message).toContain("application/json");
   });
 
-  it.each([["variables"], ["extensions"]])("answers a GET whose %s is not JSON with 400, and counts it against the caller's address", async (param) => {
+  it.each([["variables"], ["extensions"]])("answers a GET whose %s is not JSON with 400, and counts it against the caller's budget", async (param) => {
     const limited = await startServer({ env: { RATE_LIMIT_PER_MINUTE: "2" } });
     try {
       const url = `${limited.url}/graphql?query=${encodeURIComponent("{ me { id } }")}&${param}=%7B`;
+      const { headers } = await newTenant(limited);
       const statuses = [];
-      for (let i = 0; i < 12; i++) statuses.push((await fetch(url, { headers: { accept: GRAPHQL_RESPONSE } })).status);
+      for (let i = 0; i < 12; i++) statuses.push((await fetch(url, { headers: { accept: GRAPHQL_RESPONSE, ...headers } })).status);
       expect(statuses[0]).toBe(400);
       expect(statuses).toContain(429);
       expect(statuses.filter((status) => status >= 500)).toEqual([]);

@@ -1,10 +1,11 @@
 import type { Request, Response } from "express";
 import type { ExecutionResult } from "graphql";
 import { isAsyncIterable, processRegularResult, type GraphQLParams } from "graphql-yoga";
+import Negotiator from "negotiator";
 import { AppError } from "../errors.js";
-import { exchangeOf } from "../http/exchange.js";
+import { exchangeOf, type Exchange } from "../http/exchange.js";
 import type { Logger } from "../logger.js";
-import type { RateLimits } from "../pipeline/rate-limits.js";
+import type { Admission } from "../pipeline/admission.js";
 import type { TransportContext } from "../pipeline/request-info.js";
 import { maskError, shapedResult, toApiError } from "./errors.js";
 import type { Yoga } from "./yoga.js";
@@ -16,29 +17,38 @@ type JsonAnswer = (typeof JSON_ANSWERS)[number];
 const STREAMS = ["text/event-stream", "multipart/mixed"];
 const GRAPHIQL_PAGE = "text/html";
 
-const PARAM_NAMES = new Set(["query", "variables", "operationName", "extensions"]);
+const PARAM_NAMES = ["query", "variables", "operationName", "extensions"] as const;
 
-export type GraphqlOverHttpOptions = { yoga: Yoga; logger: Logger; rateLimits: RateLimits; graphiql: boolean };
+export type GraphqlOverHttpOptions = { yoga: Yoga; logger: Logger; admission: Admission; graphiql: boolean };
 
 /**
  * GraphQL over HTTP, `GET` and `POST /graphql`, for every request whose answer is JSON: the media
- * type is negotiated from Accept by Express (`accepts`, on `negotiator`: lists, q-values, `*∕*`,
- * none; 406 when nothing we produce is acceptable), the parameters are read here from the query
- * string or the body Express has read (JSON, `application/graphql`, a form), and from the
- * parameters on, the operation runs through yoga's own `getResultForParams`: the pipeline's
- * `onParams` admission, yoga's parse and validation caches and its mutation-over-GET rule, the
- * enveloped execute and every plugin. Its result is written with yoga's `processRegularResult`.
- * What is left to yoga's handler is what is not one JSON answer: SSE and multipart streams
- * (subscriptions), and the GraphiQL page. Why not yoga's handler for all of it: its Fetch API
- * adapter cost more CPU per request than the lookup it carried (docs/benchmarks.md).
+ * type is negotiated from Accept by `negotiator` (lists, q-values, `*∕*`, none; 406 when nothing we
+ * produce is acceptable), the parameters are read here from the query string or the body Express
+ * has read (JSON, `application/graphql`, a form), and from the parameters on, the operation runs
+ * through yoga's own `getResultForParams`: the pipeline's `onParams` admission, yoga's parse and
+ * validation caches and its mutation-over-GET rule, the enveloped execute and every plugin. Its
+ * result is written with yoga's `processRegularResult`. What is left to yoga's handler is what is
+ * not one JSON answer: SSE and multipart streams (subscriptions), and the GraphiQL page. Why not
+ * yoga's handler for all of it: its Fetch API adapter cost more CPU per request than the lookup it
+ * carried (docs/http-edge.md).
+ *
+ * A request refused here, before it has an operation (406, 415, parameters that cannot be run), is
+ * refused after its caller's admission, as any operation that is not public: a caller without a
+ * valid credential hears 401 whatever else is wrong, and every refusal draws on the budgets.
  */
-export function graphqlOverHttp({ yoga, logger, rateLimits, graphiql }: GraphqlOverHttpOptions) {
+export function graphqlOverHttp({ yoga, logger, admission, graphiql }: GraphqlOverHttpOptions) {
   const answers = {
     GET: [...JSON_ANSWERS, ...STREAMS, ...(graphiql ? [GRAPHIQL_PAGE] : [])],
     POST: [...JSON_ANSWERS, ...STREAMS],
   };
-  const negotiate = memoised((req: Request) => req.accepts(answers[req.method as keyof typeof answers]) || undefined, (req) => `${req.method} ${req.get("accept") ?? ""}`);
-  const toYoga = (req: Request, res: Response) => yoga.handle(req, res, { requestInfo: exchangeOf(req).enterPipeline("graphql-http") });
+  const negotiate = memoised((method: "GET" | "POST", accept: string | undefined) => {
+    const chosen = new Negotiator({ headers: { accept: withoutUtf8Charset(accept) } }).mediaType(answers[method]);
+    return chosen as string | undefined;
+  });
+  // The same scope as the operation's, when there was one: yoga's run of it is admitted once.
+  const toYoga = (req: Request, res: Response, scope?: TransportContext) =>
+    yoga.handle(req, res, scope ?? { requestInfo: exchangeOf(req).enterPipeline("graphql-http"), req });
 
   return async (req: Request, res: Response) => {
     const exchange = exchangeOf(req);
@@ -47,27 +57,27 @@ export function graphqlOverHttp({ yoga, logger, rateLimits, graphiql }: GraphqlO
       res.setHeader("Allow", "GET, POST");
       return write(res, refusal(new AppError("METHOD_NOT_ALLOWED", "GraphQL takes GET and POST"), exchange.requestId), "application/json");
     }
-    const accepted = negotiate(req);
+    const accepted = negotiate(req.method, req.get("accept"));
     if (!accepted) {
       res.setHeader("Accept", answers[req.method].join(", "));
-      return void res.status(406).end();
+      return refuse(req, res, exchange, undefined, "application/json");
     }
+    const answerAs: JsonAnswer = isJsonAnswer(accepted) ? accepted : "application/json";
+    // yoga's handler builds a URL of the Host and the target: one that does not parse must not reach it.
+    if (!isOriginFormWithHost(req)) return refuse(req, res, exchange, new AppError("BAD_USER_INPUT", "Malformed request target or Host header"), answerAs);
     // The GraphiQL page (a browser's GET): yoga's, query or not.
     if (accepted === GRAPHIQL_PAGE) return toYoga(req, res);
-    const answerAs: JsonAnswer = isJsonAnswer(accepted) ? accepted : "application/json";
     let params: GraphQLParams;
     try {
       params = paramsOf(req);
     } catch (error) {
-      // Refused before admission: still drawn from the caller's address budget (a flood of them is a 429).
-      const refused = await rateLimits.ip(exchange.ip).then(() => error, (limited: unknown) => limited);
-      return write(res, refusal(refused, exchange.requestId), answerAs);
+      return refuse(req, res, exchange, error, answerAs);
     }
     if (!isJsonAnswer(accepted)) return toYoga(req, res);
-    const serverContext: TransportContext = { requestInfo: exchange.enterPipeline("graphql-http"), req };
+    const scope: TransportContext = { requestInfo: exchange.enterPipeline("graphql-http"), req };
     let result;
     try {
-      result = await yoga.getResultForParams({ params, request: requestView(req) }, serverContext);
+      result = await yoga.getResultForParams({ params, request: requestView(req) }, scope);
     } catch (error) {
       // What yoga does with an error thrown outside the resolvers: one masked error, GraphQL-shaped.
       result = { errors: [maskError(error, logger, exchange.requestId)] };
@@ -75,10 +85,21 @@ export function graphqlOverHttp({ yoga, logger, rateLimits, graphiql }: GraphqlO
     if (isAsyncIterable(result)) {
       // A subscription sent with JSON preferred: its stream is yoga's to answer, as SSE or multipart (or 406).
       await result[Symbol.asyncIterator]().return?.();
-      return toYoga(req, res);
+      return toYoga(req, res, scope);
     }
     return write(res, shapedResult(result as ExecutionResult, logger, exchange.requestId), answerAs);
   };
+
+  /** Admission first; then the refusal (`undefined`: 406, with no body), or admission's own. */
+  async function refuse(req: Request, res: Response, exchange: Exchange, error: unknown, answerAs: JsonAnswer) {
+    const scope: TransportContext = { requestInfo: exchange.enterPipeline("graphql-http"), req };
+    const admitted = await admission.admitBeforeRefusal(scope).then(
+      () => undefined,
+      (denied: unknown) => denied,
+    );
+    if (!admitted && error === undefined) return void res.status(406).end();
+    return write(res, refusal(admitted ?? error, exchange.requestId), answerAs);
+  }
 
   async function write(res: Response, result: ExecutionResult, answerAs: JsonAnswer) {
     const answer = processRegularResult(result, yoga.fetchAPI, answerAs);
@@ -87,32 +108,42 @@ export function graphqlOverHttp({ yoga, logger, rateLimits, graphiql }: GraphqlO
   }
 
   function refusal(error: unknown, requestId: string): ExecutionResult {
-    const appError = error instanceof AppError ? error : new AppError("BAD_USER_INPUT", "Malformed GraphQL request");
-    return { errors: [toApiError(appError, undefined, requestId)] };
+    return { errors: [error instanceof AppError ? toApiError(error, undefined, requestId) : maskError(error, logger, requestId)] };
   }
 }
 
-/** Accept headers seen at most; one past that is negotiated each time it comes. */
+const isJsonAnswer = (type: string): type is JsonAnswer => (JSON_ANSWERS as readonly string[]).includes(type);
+
+/**
+ * `application/json; charset=utf-8` is `application/json` to us (we answer in UTF-8 only): the
+ * parameter is dropped before negotiating, where it would otherwise have to match exactly. Any
+ * other charset stays, and matches nothing (406), as GraphQL over HTTP asks.
+ */
+const withoutUtf8Charset = (accept: string | undefined) => accept?.replace(/;\s*charset\s*=\s*"?utf-?8"?\s*(?=[;,]|$)/gi, "");
+
+/** Accept headers remembered at most; one past that is negotiated each time it comes. */
 const MAX_ACCEPT_FORMS = 256;
 
 /**
- * A function's answers kept by key (clients send a handful of Accept headers, parsed once each here
- * instead of on every request), and only the first MAX_ACCEPT_FORMS keys, so hostile headers cannot
- * grow the map.
+ * Negotiation's answers kept by method and Accept header (clients send a handful of them, each
+ * parsed once here instead of on every request), for the first MAX_ACCEPT_FORMS only, so hostile
+ * headers cannot grow the map.
  */
-function memoised<T>(compute: (req: Request) => T, keyOf: (req: Request) => string): (req: Request) => T {
+function memoised<T>(compute: (method: "GET" | "POST", accept: string | undefined) => T) {
   const answers = new Map<string, T>();
-  return (req) => {
-    const key = keyOf(req);
-    const known = answers.get(key);
-    if (known !== undefined || answers.has(key)) return known as T;
-    const answer = compute(req);
+  return (method: "GET" | "POST", accept: string | undefined): T => {
+    const key = `${method} ${accept ?? ""}`;
+    if (answers.has(key)) return answers.get(key) as T;
+    const answer = compute(method, accept);
     if (answers.size < MAX_ACCEPT_FORMS) answers.set(key, answer);
     return answer;
   };
 }
 
-const isJsonAnswer = (type: string): type is JsonAnswer => (JSON_ANSWERS as readonly string[]).includes(type);
+/** An origin-form target (`/graphql?…`) whose URL with the Host header parses, as yoga's handler builds it. */
+function isOriginFormWithHost(req: Request): boolean {
+  return req.originalUrl.startsWith("/") && URL.canParse(`http://${req.headers.host ?? "localhost"}${req.originalUrl}`);
+}
 
 /**
  * What yoga's hooks read of the request (its method, for the mutation-over-GET rule; its headers, for
@@ -132,13 +163,16 @@ function paramsOf(req: Request): GraphQLParams {
     throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send GraphQL with Content-Type: application/json (or application/graphql, or a form)");
   }
   if (body === undefined || body === "") throw new AppError("BAD_USER_INPUT", 'The request has no body: send {"query": …} with Content-Type: application/json');
-  if (type === "application/json") return checked(body as object);
+  if (type === "application/json") return checked(body);
   if (type === "application/graphql") return checked({ query: body });
   if (/^\s*[[{]/.test(String(body))) throw new AppError("BAD_USER_INPUT", "The body is JSON: send it with Content-Type: application/json");
   return fromSearch(new URLSearchParams(String(body)));
 }
 
+/** A query string or form: each parameter at most once (a proxy that reads the first must see what runs). */
 function fromSearch(search: URLSearchParams): GraphQLParams {
+  const repeated = PARAM_NAMES.find((name) => search.getAll(name).length > 1);
+  if (repeated) throw new AppError("BAD_USER_INPUT", `${repeated} is given more than once`, { param: repeated });
   const json = (name: string) => {
     const text = search.get(name);
     if (!text) return undefined;
@@ -161,7 +195,7 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 /** The parameters' shape, as GraphQL over HTTP has it: anything else is a 400 naming the parameter. */
 function checked(candidate: unknown): GraphQLParams {
   if (!isObject(candidate)) throw new AppError("BAD_USER_INPUT", "Batching is not supported: send one operation as a JSON object");
-  const unexpected = Object.keys(candidate).find((name) => !PARAM_NAMES.has(name) && candidate[name] != null);
+  const unexpected = Object.keys(candidate).find((name) => !(PARAM_NAMES as readonly string[]).includes(name) && candidate[name] != null);
   if (unexpected) throw new AppError("BAD_USER_INPUT", `Unexpected parameter "${unexpected}"`, { param: unexpected });
   const { query, variables, operationName, extensions } = candidate;
   if (query == null || query === "") throw new AppError("BAD_USER_INPUT", "query is required", { param: "query" });

@@ -5,12 +5,11 @@ import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../logger.js";
 import { graphqlMetrics } from "../metrics/graphql.js";
 import type { Metrics } from "../metrics/metrics.js";
-import { useAdmission } from "../pipeline/admission.js";
+import type { Admission } from "../pipeline/admission.js";
 import type { IdempotencyRecords } from "../pipeline/idempotency-records.js";
 import { useIdempotency } from "../pipeline/idempotency.js";
 import { useListAwareCost, useStaticQueryLimits } from "../pipeline/query-limits.js";
 import { useSseStreamCaps, type OpenStreams } from "../pipeline/open-streams.js";
-import type { RateLimits } from "../pipeline/rate-limits.js";
 import type { TransportContext } from "../pipeline/request-info.js";
 import { useStreamLifetime } from "../pipeline/stream-lifetime.js";
 import { useTextInputRule } from "../pipeline/text-input.js";
@@ -36,7 +35,7 @@ export function createGraphQLServer(options: {
   graphiql: boolean;
   introspection: boolean;
   metrics: Metrics;
-  rateLimits: RateLimits;
+  admission: Admission;
   streams: OpenStreams;
   idempotency: IdempotencyRecords;
 }): Yoga {
@@ -60,7 +59,7 @@ export function createGraphQLServer(options: {
       ...useStaticQueryLimits({ introspection }),
       maskValidationErrors(logger),
       ...(introspection ? [] : [disableIntrospection()]),
-      useAdmission({ services, rateLimits: options.rateLimits, introspection, logger }),
+      options.admission.plugin,
       useTextInputRule(logger),
       useListAwareCost(logger),
       useIdempotency({ records: options.idempotency, services, logger }),

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { parse as parseContentType } from "content-type";
 import express, { type NextFunction, type Request } from "express";
 import { isSafeNumber, parse } from "lossless-json";
 import { AppError } from "../errors.js";
@@ -35,7 +36,25 @@ export function readBody() {
         done(Object.assign(new Error("Malformed JSON body"), { type: "entity.parse.failed" }));
       }
     });
-  return (req: RequestWithBody, res: ServerResponse, next: NextFunction) => read(req, res, next);
+  return (req: RequestWithBody, res: ServerResponse, next: NextFunction) => {
+    if (!isUtf8(req.headers["content-type"])) return next(new AppError("UNSUPPORTED_MEDIA_TYPE", "Send the body in UTF-8 (charset=utf-8, or no charset)"));
+    read(req, res, next);
+  };
+}
+
+/**
+ * Bodies are read as UTF-8 only: another charset (UTF-7, say) would be decoded into text that a
+ * proxy or firewall inspecting the bytes never saw. No charset, or none that parses, is UTF-8.
+ */
+function isUtf8(contentType: string | undefined): boolean {
+  if (!contentType) return true;
+  let charset: string | undefined;
+  try {
+    charset = parseContentType(contentType).parameters.charset;
+  } catch {
+    return true;
+  }
+  return charset === undefined || /^utf-?8$/i.test(charset);
 }
 
 /**

@@ -13,13 +13,25 @@ const ADMITTED = Symbol("admitted");
 const SIGN_IN_CHARGED = Symbol("signInCharged");
 type AdmissionScope = TransportContext & { [ADMITTED]?: Promise<void>; [SIGN_IN_CHARGED]?: true };
 
+export type Admission = {
+  /** The pipeline's plugin: every operation, on every transport. */
+  plugin: Plugin<TransportContext>;
+  /**
+   * A request refused at the HTTP edge before it has an operation (GraphQL over HTTP with parameters
+   * that cannot be run): its caller is admitted first, as for any operation that is not public, so
+   * a caller without a valid credential hears UNAUTHENTICATED, and the refusal draws on its budgets.
+   * Rejects with the admission's refusal.
+   */
+  admitBeforeRefusal(scope: TransportContext): Promise<void>;
+};
+
 /**
  * Admission, the first step of every operation on every transport: the caller's IP budget, then its
  * credential unless the operation is public, then its client's budget (and the sign-in budget for
  * OTP operations). Nothing about the request is validated before this, so a caller without a valid
  * credential gets UNAUTHENTICATED whatever else is wrong with what it sent.
  */
-export function useAdmission(deps: { services: Services; rateLimits: RateLimits; introspection: boolean; logger: Logger }): Plugin<TransportContext> {
+export function createAdmission(deps: { services: Services; rateLimits: RateLimits; introspection: boolean; logger: Logger }): Admission {
   async function admit(scope: TransportContext, operation: OperationDefinitionNode | undefined) {
     const { ip } = scope.requestInfo;
     await deps.rateLimits.ip(ip);
@@ -61,7 +73,7 @@ export function useAdmission(deps: { services: Services; rateLimits: RateLimits;
     }
   };
 
-  return {
+  const plugin: Plugin<TransportContext> = {
     async onParams({ params, context, setResult }) {
       // GraphQL over HTTP: admitted before yoga parses and validates what was sent. Only a caller
       // without a valid credential needs the document read here (to see whether it is public);
@@ -77,6 +89,7 @@ export function useAdmission(deps: { services: Services; rateLimits: RateLimits;
       await gate(args.contextValue, args.document, args.operationName, setResultAndStopExecution);
     },
   };
+  return { plugin, admitBeforeRefusal: (scope) => admitOnce(scope, undefined) };
 }
 
 /** A document that does not parse is not a public one: its sender must be authenticated to hear about its syntax. */

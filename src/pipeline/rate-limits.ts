@@ -1,5 +1,6 @@
+import cluster from "node:cluster";
 import type { Redis } from "ioredis";
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { AppError } from "../errors.js";
 
 export type RateLimitSettings = {
@@ -14,8 +15,9 @@ export type RateLimitSettings = {
 };
 
 /**
- * The budgets every transport draws on: in memory per instance, or shared by all instances through
- * Redis when REDIS_URL is set. An exhausted budget is RATE_LIMITED with the seconds until it refills.
+ * The budgets every transport draws on: in memory per instance (the supervisor keeps them for all
+ * its workers under WEB_CONCURRENCY, src/workers.ts), or shared by all instances through Redis when
+ * REDIS_URL is set. An exhausted budget is RATE_LIMITED with the seconds until it refills.
  * While Redis cannot be reached, each instance counts in its own memory (the same budgets, per
  * instance) until Redis answers again: limits degrade, requests are neither refused nor held.
  */
@@ -26,10 +28,12 @@ export class RateLimits {
   private readonly webhooksPerIp: RateLimiterAbstract;
 
   constructor(settings: RateLimitSettings, redis?: Redis) {
-    const make = (points: number, keyPrefix: string): RateLimiterAbstract =>
-      redis
-        ? new RateLimiterRedis({ storeClient: redis, points, duration: 60, keyPrefix, insuranceLimiter: new RateLimiterMemory({ points, duration: 60, keyPrefix }) })
-        : new RateLimiterMemory({ points, duration: 60, keyPrefix });
+    const make = (points: number, keyPrefix: string): RateLimiterAbstract => {
+      // This instance's own count: kept by the supervisor for all its workers (WEB_CONCURRENCY).
+      const local = () =>
+        cluster.isWorker ? new RateLimiterCluster({ points, duration: 60, keyPrefix, timeoutMs: 2000 }) : new RateLimiterMemory({ points, duration: 60, keyPrefix });
+      return redis ? new RateLimiterRedis({ storeClient: redis, points, duration: 60, keyPrefix, insuranceLimiter: local() }) : local();
+    };
     this.perClient = make(settings.perClient, "rl:client");
     this.perIp = make(settings.perIp, "rl:ip");
     this.signInPerIp = make(settings.signInPerIp, "rl:sign-in");
