@@ -243,11 +243,13 @@ describe("the OpenAPI document, as client generators read it", () => {
 type CreateUser = paths["/v1/user"]["post"];
 type NewUser = CreateUser["requestBody"]["content"]["application/json"];
 type VirtualAccountCurrency = paths["/v1/virtual-account/{currency}"]["post"]["parameters"]["path"]["currency"];
+// The one platform function the client uses (declared here: the DOM library is slow to type-check).
+declare function fetch(url: string, init: { method: string; headers: Record<string, string>; body: string }): Promise<{ json(): Promise<unknown> }>;
 
 /** A typed call: the body and the answer come from the document. */
 export async function createUser(baseUrl: string, apiKey: string, body: NewUser): Promise<components["schemas"]["User"]> {
   const res = await fetch(\`\${baseUrl}/v1/user\`, { method: "POST", headers: { "x-api-key": apiKey, "content-type": "application/json" }, body: JSON.stringify(body) });
-  const created: CreateUser["responses"][201]["content"]["application/json"] = await res.json();
+  const created = (await res.json()) as CreateUser["responses"][201]["content"]["application/json"];
   return created;
 }
 
@@ -267,7 +269,7 @@ export const balance = async () => (await call()).balance;
 `;
     const file = join(mkdtempSync(join(tmpdir(), "openapi-client-")), "client.ts");
     writeFileSync(file, client);
-    const program = ts.createProgram([file], { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ES2022, lib: ["lib.es2022.d.ts", "lib.dom.d.ts"], types: [] });
+    const program = ts.createProgram([file], { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ES2022, lib: ["lib.es2022.d.ts"], types: [] });
     const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
     expect(problems).toEqual([]);
   });
