@@ -11,8 +11,7 @@ import { parseArgs } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { userInput } from "../test/support/http.js";
-import { SHARED_SECRETS } from "../test/support/server-process.js";
-import { call, createScratchClient, createScratchDatabase, startScratchServer } from "../test/support/scratch-server.js";
+import { call, createScratchClient, createScratchDatabase, scratchServerEnv, startScratchServer } from "../test/support/scratch-server.js";
 
 const { values } = parseArgs({ options: { minutes: { type: "string", default: "10" }, "warmup-minutes": { type: "string", default: "1" }, senders: { type: "string", default: "8" } } });
 const minutes = Number(values.minutes);
@@ -38,20 +37,10 @@ const db = new pg.Client({ connectionString: database.url });
 try {
   const apiKey = await createScratchClient(database.url);
   await db.connect();
-  const server = await startScratchServer({
-    PATH: process.env.PATH ?? "",
-    NODE_ENV: "development",
-    PORT: "0",
-    HOST: "127.0.0.1",
-    DATA_DIR: dataDir,
-    DATABASE_URL: database.url,
-    LOG_LEVEL: "info",
-    SANDBOX: "on",
-    SANDBOX_SETTLE_MS: "1000",
-    RATE_LIMIT_PER_MINUTE: "10000000",
-    METRICS_TOKEN,
-    ...SHARED_SECRETS,
-  });
+  const server = await startScratchServer(
+    scratchServerEnv(database.url, dataDir, { SANDBOX_SETTLE_MS: "1000", RATE_LIMIT_PER_MINUTE: "10000000", METRICS_TOKEN }),
+  );
+
   const headers = { "x-api-key": apiKey, "content-type": "application/json" };
   await call(server.url, "POST", "/v1/webhook-endpoints", headers, { url: receiverUrl });
   const users: string[] = [];

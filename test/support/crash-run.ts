@@ -6,8 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { Decimal } from "decimal.js";
 import { userInput } from "./http.js";
-import { call, createScratchClient, createScratchDatabase, startScratchServer, type Answer, type ScratchServer } from "./scratch-server.js";
-import { SHARED_SECRETS } from "./server-process.js";
+import { call, createScratchClient, createScratchDatabase, scratchServerEnv, startScratchServer, type Answer, type ScratchServer } from "./scratch-server.js";
 
 /**
  * Crash safety, end to end: the real server as its own process on its own PostgreSQL database, mixed
@@ -54,24 +53,15 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
   const database = await createScratchDatabase(options.databaseUrl, "crash");
   const receiver = await startReceiver();
   const dataDir = mkdtempSync(join(tmpdir(), "fintech-crash-run-"));
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "",
-    NODE_ENV: "development",
-    PORT: "0",
-    HOST: "127.0.0.1",
-    DATA_DIR: dataDir,
-    DATABASE_URL: database.url,
-    // "server started" is an info line.
-    LOG_LEVEL: "info",
-    SANDBOX: "on",
+  const env = scratchServerEnv(database.url, dataDir, {
     SANDBOX_SETTLE_MS: "400",
     RATE_LIMIT_PER_MINUTE: "1000000",
     WEBHOOK_DELIVERY: "on",
     WEBHOOK_TIMEOUT_MS: "2000",
     WEBHOOK_LEASE_MARGIN_MS: "1000",
     WEBHOOK_RETRY_SCHEDULE: "200ms,500ms,1s,2s,2s,2s,2s,2s",
-    ...SHARED_SECRETS,
-  };
+  });
+
   let server: ScratchServer | undefined;
   const serverErrors: string[] = [];
   const startServer = () => startScratchServer(env, serverErrors);

@@ -6,6 +6,7 @@ import { createClientWithKey } from "../../src/clients/service.js";
 import { openDatabase } from "../../src/db/database.js";
 import { ApiKeyService } from "../../src/keys/service.js";
 import { createLogger } from "../../src/logger.js";
+import { SHARED_SECRETS } from "./server-process.js";
 
 /**
  * The real server on a database of its own, for runs that kill it (test/support/crash-run.ts) or
@@ -44,6 +45,21 @@ export async function createScratchClient(databaseUrl: string): Promise<string> 
     await db.close();
   }
 }
+
+/** What every scratch server runs with: development mode with the sandbox, on loopback, on the scratch database. */
+export const scratchServerEnv = (databaseUrl: string, dataDir: string, overrides: Record<string, string>): Record<string, string> => ({
+  PATH: process.env.PATH ?? "",
+  NODE_ENV: "development",
+  PORT: "0",
+  HOST: "127.0.0.1",
+  DATA_DIR: dataDir,
+  DATABASE_URL: databaseUrl,
+  // "server started" is an info line.
+  LOG_LEVEL: "info",
+  SANDBOX: "on",
+  ...SHARED_SECRETS,
+  ...overrides,
+});
 
 export type ScratchServer = {
   url: string;
