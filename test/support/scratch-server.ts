@@ -76,6 +76,10 @@ export type ScratchServer = {
 export function startScratchServer(env: Record<string, string>, errors: string[] = []): Promise<ScratchServer> {
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: join(import.meta.dirname, "../.."), env, stdio: ["ignore", "pipe", "pipe"] });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  // A run cut short (a test's time-out) must not leave its server running.
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  void exited.then(() => process.off("exit", killOnExit));
   return new Promise((resolve, reject) => {
     let output = "";
     const onStderr = (chunk: Buffer) => (output += chunk.toString());
