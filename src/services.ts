@@ -31,6 +31,7 @@ import { EventService } from "./events/service.js";
 import { WebhookEndpointService } from "./webhook-endpoints/service.js";
 import { DeliveryWorker } from "./webhook-endpoints/worker.js";
 import { RetentionJob } from "./retention/job.js";
+import { afterCommit } from "./db/unit-of-work.js";
 
 export type ServiceDeps = {
   prisma: PrismaClient;
@@ -104,7 +105,8 @@ function webhookServices(deps: ServiceDeps) {
     prisma: deps.prisma,
     encryptionKey: deps.config.encryptionKey,
     strictUrls,
-    onQueued: () => deliveryWorker.nudge(),
+    // After the commit: the worker must see the queued rows, and must not join a keyed request's transaction.
+    onQueued: () => afterCommit(() => deliveryWorker.nudge()),
   });
   return { webhookEndpoints, deliveryWorker };
 }
