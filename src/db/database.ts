@@ -7,7 +7,6 @@ import { lockDataDir, type LockHolder } from "./embedded-lock.js";
 import { applyMigrations, type SqlSession } from "./migrate.js";
 import { makePrivateDir, tightenDataDir } from "./private-dir.js";
 import { pgliteSql, poolSql, type SqlDatabase } from "./sql.js";
-import { TRANSACTION_WAITS } from "./transaction.js";
 import { unitAwarePrisma, unitAwareSql } from "./unit-of-work.js";
 
 export type Database = {
@@ -35,14 +34,7 @@ export type DatabaseOptions = {
 async function openPostgres(url: string, options: DatabaseOptions): Promise<Database> {
   // A transaction left idle (a stuck caller) is ended by the server after 30 s, as Prisma's
   // interactive transactions were; its connection is then discarded, not reused.
-  // Waiting for a connection (a busy pool, or a database host that does not answer) ends after as
-  // long as a transaction may wait to start; the request then fails as SERVICE_UNAVAILABLE.
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: options.poolSize ?? 10,
-    idle_in_transaction_session_timeout: 30_000,
-    connectionTimeoutMillis: TRANSACTION_WAITS.maxWait,
-  });
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, idle_in_transaction_session_timeout: 30_000 });
   pool.on("error", (err) => options.logger.error({ err }, "idle database connection failed"));
   const client = await pool.connect();
   try {
