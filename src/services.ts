@@ -32,6 +32,7 @@ import { WebhookEndpointService } from "./webhook-endpoints/service.js";
 import { DeliveryWorker } from "./webhook-endpoints/worker.js";
 import { RetentionJob } from "./retention/job.js";
 import { resolveWithDns, type ResolveHost } from "./webhook-endpoints/sender.js";
+import { afterCommit } from "./db/unit-of-work.js";
 
 export type ServiceDeps = {
   prisma: PrismaClient;
@@ -111,7 +112,8 @@ function webhookServices(deps: ServiceDeps) {
     encryptionKey: deps.config.encryptionKey,
     strictUrls,
     resolveHost,
-    onQueued: () => deliveryWorker.nudge(),
+    // After the commit: the worker must see the queued rows, and must not join a keyed request's transaction.
+    onQueued: () => afterCommit(() => deliveryWorker.nudge()),
   });
   return { webhookEndpoints, deliveryWorker };
 }

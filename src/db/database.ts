@@ -34,8 +34,7 @@ export type DatabaseOptions = {
 async function openPostgres(url: string, options: DatabaseOptions): Promise<Database> {
   // A transaction left idle (a stuck caller) is ended by the server after 30 s, as Prisma's
   // interactive transactions were; its connection is then discarded, not reused.
-  // A connection attempt that gets no answer (the database's host down) fails after 5 s rather than holding the request.
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, idle_in_transaction_session_timeout: 30_000, connectionTimeoutMillis: 5_000 });
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, idle_in_transaction_session_timeout: 30_000 });
   pool.on("error", (err) => options.logger.error({ err }, "idle database connection failed"));
   const client = await pool.connect();
   try {

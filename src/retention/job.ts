@@ -7,6 +7,11 @@ const RETENTION_LOCK = 7_318_204_461;
 
 type Rule = { name: string; age: keyof RetentionSettings["ageMs"]; statement: string };
 
+/** A batch of the table's rows whose `column` is before the cut-off, oldest first, but those `keptWhile` (about `candidate`) holds for. */
+const olderThan = (table: string, column: string, keptWhile = "false") =>
+  `DELETE FROM "${table}" WHERE "id" IN (
+    SELECT candidate."id" FROM "${table}" candidate WHERE candidate."${column}" < $1 AND NOT (${keptWhile}) ORDER BY candidate."${column}" LIMIT $2)`;
+
 /**
  * What is deleted, oldest rows first, each statement one batch ($1 the cut-off, $2 the batch size).
  * Nothing a live object or the ledger refers to goes: an event with a delivery still PENDING stays,
@@ -15,12 +20,7 @@ type Rule = { name: string; age: keyof RetentionSettings["ageMs"]; statement: st
  * Idempotency records expire at the same age (IdempotencyRecords sets their `expiresAt` from it).
  */
 const RULES: Rule[] = [
-  {
-    name: "delivery attempts",
-    age: "deliveryAttempts",
-    statement: `DELETE FROM "webhook_delivery_attempts" WHERE "id" IN (
-      SELECT "id" FROM "webhook_delivery_attempts" WHERE "createdAt" < $1 ORDER BY "createdAt" LIMIT $2)`,
-  },
+  { name: "delivery attempts", age: "deliveryAttempts", statement: olderThan("webhook_delivery_attempts", "createdAt") },
   {
     name: "finished deliveries of old events",
     age: "events",
@@ -31,10 +31,7 @@ const RULES: Rule[] = [
   {
     name: "events",
     age: "events",
-    statement: `DELETE FROM "events" WHERE "id" IN (
-      SELECT event."id" FROM "events" event
-      WHERE event."createdAt" < $1 AND NOT EXISTS (SELECT 1 FROM "webhook_deliveries" delivery WHERE delivery."eventId" = event."id")
-      ORDER BY event."createdAt" LIMIT $2)`,
+    statement: olderThan("events", "createdAt", `EXISTS (SELECT 1 FROM "webhook_deliveries" delivery WHERE delivery."eventId" = candidate."id")`),
   },
   {
     name: "idempotency records",
@@ -45,26 +42,11 @@ const RULES: Rule[] = [
   {
     name: "expired quotes",
     age: "quotes",
-    statement: `DELETE FROM "conversion_quotes" WHERE "id" IN (
-      SELECT quote."id" FROM "conversion_quotes" quote
-      WHERE quote."expiresAt" < $1 AND NOT EXISTS (SELECT 1 FROM "conversions" conversion WHERE conversion."quoteId" = quote."id")
-      ORDER BY quote."expiresAt" LIMIT $2)`,
+    statement: olderThan("conversion_quotes", "expiresAt", `EXISTS (SELECT 1 FROM "conversions" conversion WHERE conversion."quoteId" = candidate."id")`),
   },
-  {
-    name: "sign-in codes",
-    age: "otp",
-    statement: `DELETE FROM "otp_codes" WHERE "id" IN (SELECT "id" FROM "otp_codes" WHERE "createdAt" < $1 ORDER BY "createdAt" LIMIT $2)`,
-  },
-  {
-    name: "expired sessions",
-    age: "sessions",
-    statement: `DELETE FROM "sessions" WHERE "id" IN (SELECT "id" FROM "sessions" WHERE "expiresAt" < $1 ORDER BY "expiresAt" LIMIT $2)`,
-  },
-  {
-    name: "revoked API keys",
-    age: "revokedKeys",
-    statement: `DELETE FROM "api_keys" WHERE "id" IN (SELECT "id" FROM "api_keys" WHERE "revokedAt" < $1 ORDER BY "revokedAt" LIMIT $2)`,
-  },
+  { name: "sign-in codes", age: "otp", statement: olderThan("otp_codes", "createdAt") },
+  { name: "expired sessions", age: "sessions", statement: olderThan("sessions", "expiresAt") },
+  { name: "revoked API keys", age: "revokedKeys", statement: olderThan("api_keys", "revokedAt") },
 ];
 
 /** Batches one run may take per rule, so that a large backlog is worked off over several runs. */

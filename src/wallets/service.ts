@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
-import { TRANSACTION_WAITS } from "../db/transaction.js";
+import { isUniqueViolation } from "../db/errors.js";
 import { AppError, notFound } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { WalletCustodian } from "../providers/custodian.js";
@@ -11,6 +11,9 @@ export type WalletSelection = Pick<Prisma.WalletFindFirstArgs, "select" | "inclu
 
 /** One custodial wallet per user. No key material is ever stored here: the custodian keeps it. */
 export class WalletService {
+  /** Wallet creations under way in this process, by user: concurrent callers share one. */
+  private readonly creating = new Map<string, Promise<void>>();
+
   constructor(
     private readonly deps: { prisma: PrismaClient; custodian: WalletCustodian; users: UserService; logger: Logger },
   ) {}
@@ -29,27 +32,42 @@ export class WalletService {
     await this.deps.users.get(clientId, id, { select: { id: true } });
     const existing = await this.deps.prisma.wallet.findUnique({ ...query, where: { userId: id } });
     if (existing) return existing;
+    await this.createOnce(clientId, id);
+    const created = await this.deps.prisma.wallet.findUnique({ ...query, where: { userId: id } });
+    if (created) return created;
+    // The shared creation ran in a keyed request whose transaction has not committed yet (see
+    // src/db/unit-of-work.ts): this insert waits for that commit, then finds the wallet taken.
     await this.create(clientId, id);
     return this.deps.prisma.wallet.findUniqueOrThrow({ ...query, where: { userId: id } });
   }
 
-  /**
-   * Under the user's row lock, so that of concurrent requests (on any instance, or in keyed requests
-   * whose transactions have not committed yet) only one asks the custodian: the others wait, then
-   * find its wallet.
-   */
+  private createOnce(clientId: string, userId: string): Promise<void> {
+    let pending = this.creating.get(userId);
+    if (!pending) {
+      pending = this.create(clientId, userId).finally(() => this.creating.delete(userId));
+      this.creating.set(userId, pending);
+    }
+    return pending;
+  }
+
   private async create(clientId: string, userId: string): Promise<void> {
-    await this.deps.prisma.$transaction(async (tx) => {
-      await tx.$queryRaw`SELECT id FROM users WHERE id = ${userId}::uuid FOR UPDATE`;
-      if (await tx.wallet.count({ where: { userId } })) return;
-      let custodial;
-      try {
-        custodial = await this.deps.custodian.createWallet();
-      } catch (err) {
-        this.deps.logger.warn({ err, userId }, "wallet custodian failed");
-        throw new AppError("PROVIDER_ERROR", "Wallet creation failed at the custodian");
-      }
-      await tx.wallet.create({ data: { userId, clientId, ...custodial } });
-    }, TRANSACTION_WAITS);
+    // A request that read "no wallet" just before another one here created it arrives after that
+    // creation has finished: it must find the wallet rather than ask the custodian again.
+    if (await this.deps.prisma.wallet.count({ where: { userId } })) return;
+    let custodial;
+    try {
+      custodial = await this.deps.custodian.createWallet();
+    } catch (err) {
+      this.deps.logger.warn({ err, userId }, "wallet custodian failed");
+      throw new AppError("PROVIDER_ERROR", "Wallet creation failed at the custodian");
+    }
+    try {
+      // In a transaction of its own: inside a keyed request's unit it is a savepoint, so the unique
+      // violation below does not abort the request's transaction.
+      await this.deps.prisma.$transaction((tx) => tx.wallet.create({ data: { userId, clientId, ...custodial } }));
+    } catch (err) {
+      // Another instance created the user's wallet first: that one is the user's wallet.
+      if (!isUniqueViolation(err)) throw err;
+    }
   }
 }

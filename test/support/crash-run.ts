@@ -1,18 +1,12 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { Decimal } from "decimal.js";
-import { createClientWithKey } from "../../src/clients/service.js";
-import { openDatabase } from "../../src/db/database.js";
-import { ApiKeyService } from "../../src/keys/service.js";
-import { createLogger } from "../../src/logger.js";
 import { userInput } from "./http.js";
-import { SHARED_SECRETS } from "./server-process.js";
+import { call, createScratchClient, createScratchDatabase, scratchServerEnv, startScratchServer, type Answer, type ScratchServer } from "./scratch-server.js";
 
 /**
  * Crash safety, end to end: the real server as its own process on its own PostgreSQL database, mixed
@@ -49,7 +43,6 @@ export type CrashReport = {
 };
 
 type Operation = { key: string; kind: "deposit" | "withdrawal" | "conversion"; userId: string; amount: string; path: string; body: Record<string, unknown> };
-type Answer = { status: number; body: any; replayed: boolean };
 
 const USDC_ADDRESS = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48";
 const HOLD_MS = 300;
@@ -57,34 +50,27 @@ const HOLD_MS = 300;
 export async function runCrashScenario(options: CrashRunOptions): Promise<CrashReport> {
   const started = Date.now();
   const log = (line: string) => options.log?.(`${((Date.now() - started) / 1000).toFixed(1)}s ${line}`);
-  const database = await createDatabase(options.databaseUrl);
+  const database = await createScratchDatabase(options.databaseUrl, "crash");
   const receiver = await startReceiver();
   const dataDir = mkdtempSync(join(tmpdir(), "fintech-crash-run-"));
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "",
-    NODE_ENV: "development",
-    PORT: "0",
-    HOST: "127.0.0.1",
-    DATA_DIR: dataDir,
-    DATABASE_URL: database.url,
-    // "server started" is an info line.
-    LOG_LEVEL: "info",
-    SANDBOX: "on",
+  const env = scratchServerEnv(database.url, dataDir, {
     SANDBOX_SETTLE_MS: "400",
     RATE_LIMIT_PER_MINUTE: "1000000",
     WEBHOOK_DELIVERY: "on",
     WEBHOOK_TIMEOUT_MS: "2000",
     WEBHOOK_LEASE_MARGIN_MS: "1000",
     WEBHOOK_RETRY_SCHEDULE: "200ms,500ms,1s,2s,2s,2s,2s,2s",
-    ...SHARED_SECRETS,
-  };
-  let server: Started | undefined;
+  });
+
+  let server: ScratchServer | undefined;
+  const serverErrors: string[] = [];
+  const startServer = () => startScratchServer(env, serverErrors);
   try {
     log(`database ${database.url}`);
-    const apiKey = await createClient(database.url);
+    const apiKey = await createScratchClient(database.url);
     log("client created");
     const headers = { "x-api-key": apiKey, "content-type": "application/json" };
-    server = await startServer(env);
+    server = await startServer();
     const endpoint = await call(server.url, "POST", "/v1/webhook-endpoints", headers, { url: receiver.url });
     if (endpoint.status !== 201 && endpoint.status !== 200) throw new Error(`endpoint: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
     const users: string[] = [];
@@ -133,7 +119,7 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
       sending = false;
       await Promise.all(senders);
       log(`kill ${kill + 1}: ${operations.length} requests so far, ${operations.length - firstAnswers.size} without an answer`);
-      server = await startServer(env);
+      server = await startServer();
     }
 
     log(`retrying ${operations.length} requests`);
@@ -311,68 +297,6 @@ async function startReceiver(): Promise<Receiver> {
         server.close(() => resolve());
       }),
   };
-}
-
-type Started = { url: string; child: ChildProcess; exited: Promise<void> };
-const serverErrors: string[] = [];
-
-/** `src/main.ts` as its own process; resolves once it logs "server started". */
-function startServer(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: join(import.meta.dirname, "../.."), env, stdio: ["ignore", "pipe", "pipe"] });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  return new Promise((resolve, reject) => {
-    let output = "";
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const started = output.split("\n").find((line) => line.includes('"server started"'));
-      if (!started) return;
-      child.stdout!.off("data", onData);
-      // Errors the server logs are part of the report (a request that failed says why there).
-      createInterface({ input: child.stdout! }).on("line", (line) => {
-        if (/"level":(50|60)/.test(line) && !line.includes('"msg":"request completed"')) serverErrors.push(line.slice(0, 2000));
-      });
-      resolve({ url: JSON.parse(started).url, child, exited });
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.once("exit", (code, signal) => reject(new Error(`server exited (${code ?? signal}) before starting:\n${output}`)));
-  });
-}
-
-async function call(url: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<Answer> {
-  const res = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null, replayed: res.headers.get("idempotent-replayed") === "true" };
-}
-
-/** A database of the run's own beside the given one, so its worker and settler see only its traffic. */
-async function createDatabase(baseUrl: string) {
-  const name = `crash_${process.pid}_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: baseUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
-}
-
-async function createClient(databaseUrl: string): Promise<string> {
-  const db = await openDatabase({ url: databaseUrl, logger: createLogger("warn"), poolSize: 2 });
-  try {
-    const { apiKey } = await createClientWithKey(db.prisma, new ApiKeyService(db.prisma), { email: `crash-${crypto.randomUUID()}@example.com` });
-    return apiKey.key;
-  } finally {
-    await db.close();
-  }
 }
 
 async function waitFor(condition: () => Promise<boolean>, timeoutMs: number) {
