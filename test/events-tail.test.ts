@@ -3,6 +3,7 @@ import { createClient } from "graphql-ws";
 import WebSocket from "ws";
 import { createUser, gql, rest } from "./support/http.js";
 import { simulateUsdDeposit, userWithUsdAccount } from "./support/deposit-updates.js";
+import { waitForEvents, type FeedEvent } from "./support/events.js";
 import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
 import { settle, subscribeWs, subscriptionsOf } from "./support/subscriptions.js";
 
@@ -113,5 +114,36 @@ describe.skipIf(!testDatabaseUrl)("idle events subscriptions (PostgreSQL)", () =
     } finally {
       await Promise.all(sockets.map((socket) => socket.dispose()));
     }
+  });
+});
+
+describe("event ids", () => {
+  const feed = async (tenant: Tenant, query = "") => (await rest(server, "GET", `/v1/events?limit=100${query}`, { headers: tenant.headers })).body.data as FeedEvent[];
+  const logIdOf = async (tenant: Tenant, objectId: string) =>
+    (await server.app.db.prisma.event.findMany({ where: { clientId: tenant.clientId } })).find((row) => (row.data as { object: { id: string } }).object.id === objectId)!.id;
+
+  it("are opaque: not the log's shared (xid, seq) position, different for each client, and meaningless to another client", async () => {
+    const [one, two] = [await newTenant(server), await newTenant(server)];
+    const userId = await createUser(server, one);
+    const [created] = await waitForEvents(server, one, 1, "&type=user.created");
+    const logId = await logIdOf(one, userId);
+    expect(created.id).toMatch(/^evt_[A-Za-z0-9_-]{22}$/);
+    expect(created.id).not.toBe(logId);
+    // The same position seen by another client would have another id.
+    expect(server.app.services.eventIds.visible(two.clientId, logId)).not.toBe(created.id);
+    // Another client's id is nothing to this one.
+    expect((await rest(server, "GET", `/v1/events/${created.id}`, { headers: two.headers })).status).toBe(404);
+    expect((await rest(server, "GET", `/v1/events?after=${created.id}`, { headers: two.headers })).status).toBe(400);
+  });
+
+  it("resume exactly, and the log's own ids given out before are still read and resumed from", async () => {
+    const tenant = await newTenant(server);
+    const users = [await createUser(server, tenant), await createUser(server, tenant), await createUser(server, tenant)];
+    const events = await waitForEvents(server, tenant, 3, "&type=user.created");
+    expect(events.map((event) => event.data.object.id)).toEqual(users);
+    expect((await feed(tenant, `&type=user.created&after=${events[0].id}`)).map((event) => event.id)).toEqual([events[1].id, events[2].id]);
+    const legacy = await logIdOf(tenant, users[0]);
+    expect((await rest(server, "GET", `/v1/events/${legacy}`, { headers: tenant.headers })).body.id).toBe(events[0].id);
+    expect((await feed(tenant, `&type=user.created&after=${legacy}`)).map((event) => event.id)).toEqual([events[1].id, events[2].id]);
   });
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Prisma, PrismaClient, WebhookEndpoint } from "../generated/prisma/client.js";
 import { AppError, badInput, notFound } from "../errors.js";
-import { positionOf } from "../events/log.js";
+import type { EventIds } from "../events/ids.js";
 import { MAX_PAGE, parseEventTypes } from "../events/service.js";
 import { parseInput, requireUuid } from "../validation.js";
 import { newSecret, sealSecret } from "./secrets.js";
@@ -36,6 +36,7 @@ type Deps = {
   /** Unless WEBHOOK_ALLOW_PRIVATE_URLS: https and public addresses only. */
   strictUrls: boolean;
   resolveHost: ResolveHost;
+  eventIds: EventIds;
   /** Called when deliveries were queued, so this instance's worker looks at once. */
   onQueued: () => void;
 };
@@ -109,7 +110,8 @@ export class WebhookEndpointService {
    * takes its type. A new delivery with its own retries; the message id (the event id) is the same.
    */
   async resend(clientId: string, eventId: string, endpointId: string | null | undefined) {
-    const event = positionOf(eventId) ? await this.deps.prisma.event.findFirst({ where: { id: eventId, clientId }, select: { id: true, type: true } }) : null;
+    const logId = this.deps.eventIds.logId(clientId, eventId);
+    const event = logId ? await this.deps.prisma.event.findFirst({ where: { id: logId, clientId }, select: { id: true, type: true } }) : null;
     if (!event) throw notFound("Event");
     const endpoints = endpointId
       ? [await this.own(clientId, endpointId)]
