@@ -4,6 +4,9 @@ import WebSocket from "ws";
 import { createUser, gql, rest } from "./support/http.js";
 import { simulateUsdDeposit, userWithUsdAccount } from "./support/deposit-updates.js";
 import { waitForEvents, type FeedEvent } from "./support/events.js";
+import { EventTail } from "../src/events/tail.js";
+import { LOG_START } from "../src/events/log.js";
+import { createLogger } from "../src/logger.js";
 import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
 import { settle, subscribeWs, subscriptionsOf } from "./support/subscriptions.js";
 
@@ -145,5 +148,28 @@ describe("event ids", () => {
     const legacy = await logIdOf(tenant, users[0]);
     expect((await rest(server, "GET", `/v1/events/${legacy}`, { headers: tenant.headers })).body.id).toBe(events[0].id);
     expect((await feed(tenant, `&type=user.created&after=${legacy}`)).map((event) => event.id)).toEqual([events[1].id, events[2].id]);
+  });
+});
+
+describe("a subscription whose client reads slowly", () => {
+  it("leaves the shared reader when its live events pile up, then reads on from the log: nothing lost, nothing repeated, in order", async () => {
+    const { db, services } = server.app;
+    const tail = new EventTail({ sql: db.sql, bus: services.events, ids: services.eventIds, logger: createLogger("silent"), inboxLimit: 2 });
+    const tenant = await newTenant(server);
+    const events = tail.stream({ clientId: tenant.clientId, types: ["user.created"] }, LOG_START)[Symbol.asyncIterator]();
+    try {
+      const first = events.next();
+      const users: string[] = [];
+      for (let i = 0; i < 10; i++) users.push(await createUser(server, tenant));
+      // Nothing is taken while the reader hands out the other nine: far more than the inbox holds.
+      await waitForEvents(server, tenant, 10, "&type=user.created");
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const received = [(await first).value];
+      for (let i = 1; i < 10; i++) received.push((await events.next()).value);
+      expect(received.map((event) => event.data.object.id)).toEqual(users);
+      expect(received.map((event) => event.id)).toEqual((await waitForEvents(server, tenant, 10, "&type=user.created")).map((event) => event.id));
+    } finally {
+      await events.return?.();
+    }
   });
 });

@@ -34,13 +34,14 @@ class Inbox {
   constructor(
     private readonly filter: TailFilter,
     private readonly ids: EventIds,
+    private readonly limit: number,
   ) {}
 
   offer(row: TailRow, position: Position) {
     if (this.closed || row.clientId !== this.filter.clientId) return;
     if (this.filter.userId !== undefined && row.userId !== this.filter.userId) return;
     if (this.filter.types.length && !this.filter.types.includes(row.type)) return;
-    if (this.queue.length >= INBOX_LIMIT) this.closed = true;
+    if (this.queue.length >= this.limit) this.closed = true;
     else this.queue.push({ event: this.ids.clientEvent(row.clientId, row), position });
     this.wake();
   }
@@ -63,7 +64,7 @@ class Inbox {
   }
 }
 
-export type EventTailOptions = { sql: Sql; bus: Events; ids: EventIds; logger: Logger; pollMs?: number };
+export type EventTailOptions = { sql: Sql; bus: Events; ids: EventIds; logger: Logger; inboxLimit?: number };
 
 /**
  * The one reader of the event log per instance, for every live subscription: it reads every
@@ -99,7 +100,7 @@ export class EventTail {
       const newest = after ? undefined : await newestEventId(this.options.sql, filter.clientId);
       let cursor = after ?? (newest === undefined ? LOG_START : (positionOf(newest) as Position));
       while (!stopped) {
-        inbox = new Inbox(filter, this.options.ids);
+        inbox = new Inbox(filter, this.options.ids, this.options.inboxLimit ?? INBOX_LIMIT);
         try {
           // Every event after `head` reaches the inbox; those up to it come from the log.
           const head = await this.attach(inbox);
@@ -188,7 +189,7 @@ export class EventTail {
 
   private sleep() {
     const rechecking = Date.now() < this.recheckUntil;
-    const ms = rechecking ? this.recheckMs : (this.options.pollMs ?? POLL_MS);
+    const ms = rechecking ? this.recheckMs : POLL_MS;
     if (rechecking) this.recheckMs = Math.min(this.recheckMs * 2, RECHECK_MAX_MS);
     return new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
