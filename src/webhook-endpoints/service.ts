@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Prisma, PrismaClient, WebhookEndpoint } from "../generated/prisma/client.js";
 import { AppError, badInput, notFound } from "../errors.js";
 import type { EventIds } from "../events/ids.js";
+import { inTransaction } from "../db/transaction.js";
 import { MAX_PAGE, parseEventTypes } from "../events/service.js";
 import { parseInput, requireUuid } from "../validation.js";
 import { newSecret, sealSecret } from "./secrets.js";
@@ -51,7 +52,8 @@ export class WebhookEndpointService {
     const eventTypes = parseEventTypes(events, "events");
     const target = await admitEndpointUrl(url, this.deps.strictUrls, this.deps.resolveHost);
     const secret = newSecret();
-    const endpoint = await this.deps.prisma.$transaction(async (tx) => {
+    // Registrations of one client queue on its lock: wait like money paths do rather than fail (a 500) under load.
+    const endpoint = await inTransaction(this.deps.prisma, async (tx) => {
       await lockClientEndpoints(tx, clientId);
       if ((await tx.webhookEndpoint.count({ where: { clientId } })) >= MAX_ENDPOINTS_PER_CLIENT) {
         throw badInput(`A client has at most ${MAX_ENDPOINTS_PER_CLIENT} webhook endpoints`);
@@ -119,7 +121,7 @@ export class WebhookEndpointService {
           where: { clientId, enabled: true, OR: [{ eventTypes: { isEmpty: true } }, { eventTypes: { has: event.type } }] },
         });
     if (!endpoints.length) throw badInput(`No enabled webhook endpoint takes ${event.type} events`);
-    const deliveries = await this.deps.prisma.$transaction(async (tx) => {
+    const deliveries = await inTransaction(this.deps.prisma, async (tx) => {
       await lockClientEndpoints(tx, clientId);
       const full = await tx.webhookDelivery.groupBy({
         by: ["endpointId"],
