@@ -28,6 +28,7 @@ import { SandboxDeposits, ONCHAIN_WATCHER } from "./sandbox/deposits.js";
 import { webhookFeed } from "./sandbox/webhook-feed.js";
 import { webhookSecretFor } from "./webhooks/secrets.js";
 import { EventService } from "./events/service.js";
+import { EventIds } from "./events/ids.js";
 import { WebhookEndpointService } from "./webhook-endpoints/service.js";
 import { DeliveryWorker } from "./webhook-endpoints/worker.js";
 import { RetentionJob } from "./retention/job.js";
@@ -65,6 +66,7 @@ export function createServices(deps: ServiceDeps) {
     logger: deps.logger,
   });
   const conversion = new ConversionService({ prisma: deps.prisma, users, ledger, fx: deps.providers.fx });
+  const eventIds = new EventIds(deps.config.encryptionKey);
   const auth = new AuthService({ prisma: deps.prisma, keys, credentials, mailer: deps.mailer, logger: deps.logger, secret: deps.config.jwtSecret });
   return {
     config: deps.config,
@@ -84,15 +86,16 @@ export function createServices(deps: ServiceDeps) {
     virtualAccounts,
     balanceLookup: new BalanceLookupService({ users, ledger }),
     withdrawals: new WithdrawalService({ prisma: deps.prisma, users, ledger, metrics: deps.metrics }),
-    clientEvents: new EventService({ prisma: deps.prisma, sql: deps.sql, bus: deps.events, logger: deps.logger }),
+    eventIds,
+    clientEvents: new EventService({ prisma: deps.prisma, sql: deps.sql, bus: deps.events, ids: eventIds, logger: deps.logger }),
     retention: new RetentionJob({ sql: deps.sql, settings: deps.config.retention, logger: deps.logger }),
-    ...webhookServices(deps),
+    ...webhookServices(deps, eventIds),
     ...depositServices(deps, { users, ledger, wallets, virtualAccounts, conversion }),
   };
 }
 
 /** Outbound webhooks: the client's endpoints and the worker that delivers to them. */
-function webhookServices(deps: ServiceDeps) {
+function webhookServices(deps: ServiceDeps, eventIds: EventIds) {
   // The deployment's setting, never SANDBOX: a public sandbox is as exposed as production.
   const strictUrls = !deps.config.webhookAllowPrivateUrls;
   const resolveHost = deps.resolveHost ?? resolveWithDns;
@@ -106,12 +109,14 @@ function webhookServices(deps: ServiceDeps) {
     leaseMarginMs: deps.config.webhookLeaseMarginMs,
     strictUrls,
     resolveHost,
+    eventIds,
   });
   const webhookEndpoints = new WebhookEndpointService({
     prisma: deps.prisma,
     encryptionKey: deps.config.encryptionKey,
     strictUrls,
     resolveHost,
+    eventIds,
     // After the commit: the worker must see the queued rows, and must not join a keyed request's transaction.
     onQueued: () => afterCommit(() => deliveryWorker.nudge()),
   });

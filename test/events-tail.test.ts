@@ -3,6 +3,10 @@ import { createClient } from "graphql-ws";
 import WebSocket from "ws";
 import { createUser, gql, rest } from "./support/http.js";
 import { simulateUsdDeposit, userWithUsdAccount } from "./support/deposit-updates.js";
+import { waitForEvents, type FeedEvent } from "./support/events.js";
+import { EventTail } from "../src/events/tail.js";
+import { LOG_START } from "../src/events/log.js";
+import { createLogger } from "../src/logger.js";
 import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
 import { settle, subscribeWs, subscriptionsOf } from "./support/subscriptions.js";
 
@@ -56,7 +60,8 @@ describe("the event cursor", () => {
     const after = await cursorOf(tenant);
     const userId = await createUser(server, tenant);
     const events = subscriptions.track(subscribeWs(server.url, { "x-api-key": tenant.apiKey }, `subscription ($after: ID) { events(after: $after) { type data } }`, { after }));
-    expect((await events.take(10_000)).data.events).toMatchObject({ type: "user.created", data: { object: { id: userId } } });
+    // Generous: an event shows once older transactions have ended, and other tests' may be running.
+    expect((await events.take(20_000)).data.events).toMatchObject({ type: "user.created", data: { object: { id: userId } } });
     const second = await createUser(server, tenant);
     expect((await events.take(10_000)).data.events).toMatchObject({ type: "user.created", data: { object: { id: second } } });
   });
@@ -91,7 +96,8 @@ describe.skipIf(!testDatabaseUrl)("idle events subscriptions (PostgreSQL)", () =
 
   it("cost the database the same with one or sixty of them", async () => {
     const tenant = await newTenant(server);
-    const [first] = (await rest(server, "GET", "/v1/events", { headers: tenant.headers })).body.data;
+    // The feed shows an event once older transactions have ended (anywhere on the PostgreSQL server): wait for it.
+    const [first] = await waitForEvents(server, tenant, 1);
     for (let i = 0; i < 5; i++) await createUser(server, tenant);
     await subscriptions.ws({ "x-api-key": tenant.apiKey }, IDLE, { after: first.id });
     const withOne = await databaseCallsWhileIdle();
@@ -112,6 +118,60 @@ describe.skipIf(!testDatabaseUrl)("idle events subscriptions (PostgreSQL)", () =
       expect(withMany, `with one: ${withOne}, with ${SOCKETS * PER_SOCKET + 1}: ${withMany}`).toBeLessThanOrEqual(withOne + 20);
     } finally {
       await Promise.all(sockets.map((socket) => socket.dispose()));
+    }
+  });
+});
+
+describe("event ids", () => {
+  const feed = async (tenant: Tenant, query = "") => (await rest(server, "GET", `/v1/events?limit=100${query}`, { headers: tenant.headers })).body.data as FeedEvent[];
+  const logIdOf = async (tenant: Tenant, objectId: string) =>
+    (await server.app.db.prisma.event.findMany({ where: { clientId: tenant.clientId } })).find((row) => (row.data as { object: { id: string } }).object.id === objectId)!.id;
+
+  it("are opaque: not the log's shared (xid, seq) position, different for each client, and meaningless to another client", async () => {
+    const [one, two] = [await newTenant(server), await newTenant(server)];
+    const userId = await createUser(server, one);
+    const [created] = await waitForEvents(server, one, 1, "&type=user.created");
+    const logId = await logIdOf(one, userId);
+    expect(created.id).toMatch(/^evt_[A-Za-z0-9_-]{22}$/);
+    expect(created.id).not.toBe(logId);
+    // The same position seen by another client would have another id.
+    expect(server.app.services.eventIds.visible(two.clientId, logId)).not.toBe(created.id);
+    // Another client's id is nothing to this one.
+    expect((await rest(server, "GET", `/v1/events/${created.id}`, { headers: two.headers })).status).toBe(404);
+    expect((await rest(server, "GET", `/v1/events?after=${created.id}`, { headers: two.headers })).status).toBe(400);
+  });
+
+  it("resume exactly, and the log's own ids given out before are still read and resumed from", async () => {
+    const tenant = await newTenant(server);
+    const users = [await createUser(server, tenant), await createUser(server, tenant), await createUser(server, tenant)];
+    const events = await waitForEvents(server, tenant, 3, "&type=user.created");
+    expect(events.map((event) => event.data.object.id)).toEqual(users);
+    expect((await feed(tenant, `&type=user.created&after=${events[0].id}`)).map((event) => event.id)).toEqual([events[1].id, events[2].id]);
+    const legacy = await logIdOf(tenant, users[0]);
+    expect((await rest(server, "GET", `/v1/events/${legacy}`, { headers: tenant.headers })).body.id).toBe(events[0].id);
+    expect((await feed(tenant, `&type=user.created&after=${legacy}`)).map((event) => event.id)).toEqual([events[1].id, events[2].id]);
+  });
+});
+
+describe("a subscription whose client reads slowly", () => {
+  it("leaves the shared reader when its live events pile up, then reads on from the log: nothing lost, nothing repeated, in order", async () => {
+    const { db, services } = server.app;
+    const tail = new EventTail({ sql: db.sql, bus: services.events, ids: services.eventIds, logger: createLogger("silent"), inboxLimit: 2 });
+    const tenant = await newTenant(server);
+    const events = tail.stream({ clientId: tenant.clientId, types: ["user.created"] }, LOG_START)[Symbol.asyncIterator]();
+    try {
+      const first = events.next();
+      const users: string[] = [];
+      for (let i = 0; i < 10; i++) users.push(await createUser(server, tenant));
+      // Nothing is taken while the reader hands out the other nine: far more than the inbox holds.
+      await waitForEvents(server, tenant, 10, "&type=user.created");
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const received = [(await first).value];
+      for (let i = 1; i < 10; i++) received.push((await events.next()).value);
+      expect(received.map((event) => event.data.object.id)).toEqual(users);
+      expect(received.map((event) => event.id)).toEqual((await waitForEvents(server, tenant, 10, "&type=user.created")).map((event) => event.id));
+    } finally {
+      await events.return?.();
     }
   });
 });

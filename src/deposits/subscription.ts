@@ -1,6 +1,5 @@
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
-import { parseCursor } from "../events/service.js";
 import { lastEventIdOf, withSseCursor } from "../events/sse.js";
 import { DEPOSIT_EVENT_TYPES, type ClientEvent } from "../events/types.js";
 import "./schema.js";
@@ -23,8 +22,7 @@ builder.subscriptionField("depositUpdated", (t) =>
     subscribe: async (_root, args, ctx) => {
       const clientId = await clientIdOf(ctx);
       const userId = args.userId == null ? undefined : (await ctx.services.users.get(clientId, args.userId)).id;
-      const after = parseCursor(args.after ?? lastEventIdOf(ctx));
-      return withSseCursor(ctx, ctx.services.clientEvents.tail({ clientId, userId, types: DEPOSIT_EVENT_TYPES }, after));
+      return withSseCursor(ctx, ctx.services.clientEvents.tail({ clientId, userId, types: DEPOSIT_EVENT_TYPES }, args.after ?? lastEventIdOf(ctx)));
     },
     // The deposit as committed, with the selection's relations, in the state this event reports.
     resolve: async (query, event: ClientEvent, _args, ctx) => {

@@ -1,6 +1,6 @@
 import type { Sql } from "../db/sql.js";
 import { MAX_PENDING_PER_ENDPOINT } from "../webhook-endpoints/limits.js";
-import type { ClientEvent, EventType } from "./types.js";
+import type { EventType } from "./types.js";
 
 export type NewEvent = { clientId: string; userId?: string | null; type: EventType; object: Record<string, unknown> };
 
@@ -43,7 +43,8 @@ const NOT_QUEUED = `not sent: the endpoint already had ${MAX_PENDING_PER_ENDPOIN
  * saying why, so a client whose endpoint never answers cannot grow the queue without bound.
  *
  * The id is `evt_` + the writing transaction's id + a sequence number (16 hex digits each), so ids
- * sort like (xid, seq), the order in which readers walk the log (see EventFeed).
+ * sort like (xid, seq), the order in which readers walk the log. Clients never see it: they see
+ * their own encryption of it (see EventIds).
  */
 export async function recordEvent(tx: Sql, event: NewEvent): Promise<void> {
   await tx.query("event_record", RECORD_EVENT, [event.clientId, event.userId ?? null, event.type, JSON.stringify({ object: event.object }), MAX_PENDING_PER_ENDPOINT, NOT_QUEUED]);
@@ -66,22 +67,22 @@ export function positionOf(id: string): Position | undefined {
   return match ? { xid: BigInt(`0x${match[1]}`), seq: BigInt(`0x${match[2]}`) } : undefined;
 }
 
+/** The log's id of a position (the format recordEvent writes); undefined for LOG_START. */
+export function idOf(position: Position): string | undefined {
+  if (comparePositions(position, LOG_START) === 0) return undefined;
+  const hex = (value: bigint) => value.toString(16).padStart(16, "0");
+  return `evt_${hex(position.xid)}${hex(position.seq)}`;
+}
+
 /** Negative, zero or positive as `a` comes before, at or after `b`. */
 export const comparePositions = (a: Position, b: Position) => (a.xid === b.xid ? Number(a.seq - b.seq) : a.xid < b.xid ? -1 : 1);
 
-/** `data` is the jsonb the writer stored: always {object}. */
-type EventRow = { id: string; type: string; data: unknown; createdAt: Date };
-
-export const asClientEvent = (row: EventRow): ClientEvent => ({
-  id: row.id,
-  type: row.type,
-  createdAt: row.createdAt.toISOString(),
-  data: row.data as ClientEvent["data"],
-});
+/** An event as the log holds it. `data` is the jsonb the writer stored: always {object}. */
+export type EventRow = { id: string; type: string; data: unknown; createdAt: Date };
 
 export type LogQuery = {
   clientId: string;
-  after?: string;
+  after?: Position;
   /** Only events at or before this position (the shared tail's head, see EventTail). */
   upTo?: Position;
   limit: number;
@@ -107,14 +108,13 @@ const READ_LOG = `
  * it (a bigserial alone would let a transaction that drew a smaller number commit later, unseen).
  * The price: an event shows once the transactions that started before it have ended.
  */
-export async function readLog(sql: Sql, query: LogQuery): Promise<{ events: ClientEvent[]; hasMore: boolean }> {
-  const from = query.after === undefined ? LOG_START : positionOf(query.after);
-  if (!from) throw new Error("readLog needs a valid event id as its cursor");
+export async function readLog(sql: Sql, query: LogQuery): Promise<{ rows: EventRow[]; hasMore: boolean }> {
+  const from = query.after ?? LOG_START;
   const to = query.upTo ?? LOG_END;
   const types = query.types?.length ? [...query.types] : null;
   const values = [query.clientId, String(from.xid), String(from.seq), types, query.userId ?? null, query.limit + 1, String(to.xid), String(to.seq)];
   const rows = await sql.query<EventRow>("events_read", READ_LOG, values);
-  return { events: rows.slice(0, query.limit).map(asClientEvent), hasMore: rows.length > query.limit };
+  return { rows: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
 }
 
 const NEWEST_EVENT = `SELECT "id" FROM "events"

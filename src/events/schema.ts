@@ -1,6 +1,6 @@
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
-import { parseCursor, parseEventTypes } from "./service.js";
+import { parseEventTypes } from "./service.js";
 import { lastEventIdOf, withSseCursor } from "./sse.js";
 import type { ClientEvent } from "./types.js";
 import { EVENT_TYPES } from "./types.js";
@@ -14,7 +14,7 @@ builder.scalarType("JSON", {
 export const EventRef = builder.objectRef<ClientEvent>("Event").implement({
   description: `Something that happened to one of the client's resources. Types: ${EVENT_TYPES.join(", ")}.`,
   fields: (t) => ({
-    id: t.exposeID("id", { description: "evt_…; ids sort in the order the feed returns them" }),
+    id: t.exposeID("id", { description: "evt_…, opaque: the feed's order is its own (ids do not sort); pass one as `after` to read on from it" }),
     type: t.exposeString("type"),
     createdAt: t.field({ type: "DateTime", resolve: (event) => event.createdAt }),
     data: t.field({ type: "JSON", description: "{object}: the resource as REST shows it (money as JSON numbers)", resolve: (event) => event.data }),
@@ -78,8 +78,7 @@ builder.subscriptionField("events", (t) =>
     subscribe: async (_root, args, ctx) => {
       const clientId = await clientIdOf(ctx);
       const types = parseEventTypes(args.types, "types");
-      const after = parseCursor(args.after ?? lastEventIdOf(ctx));
-      return withSseCursor(ctx, ctx.services.clientEvents.tail({ clientId, types }, after));
+      return withSseCursor(ctx, ctx.services.clientEvents.tail({ clientId, types }, args.after ?? lastEventIdOf(ctx)));
     },
     resolve: (event) => event,
   }),

@@ -3,7 +3,8 @@ import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../logger.js";
 import type { Events } from "../pubsub/events.js";
 import { badInput, notFound } from "../errors.js";
-import { asClientEvent, newestEventId, positionOf, readLog } from "./log.js";
+import type { EventIds } from "./ids.js";
+import { newestEventId, readLog, type Position } from "./log.js";
 import { EventTail, type TailFilter } from "./tail.js";
 import { EVENT_TYPES, type ClientEvent } from "./types.js";
 
@@ -18,35 +19,31 @@ export function parseEventTypes(types: readonly string[] | null | undefined, fie
   return [...new Set(list)];
 }
 
-/** A cursor given by a caller: an event id (any client's id is well-formed; the feed is scoped anyway). */
-export function parseCursor(after: string | null | undefined): string | undefined {
-  if (after == null) return undefined;
-  if (!positionOf(after)) throw badInput("after must be an event id (evt_…)");
-  return after;
-}
-
 /** The events feed: a client's own events, oldest first after a cursor. */
 export class EventService {
   private readonly prisma: PrismaClient;
   private readonly sql: Sql;
+  private readonly ids: EventIds;
   /** One per instance: every live subscription is served by it. */
   private readonly liveTail: EventTail;
 
-  constructor(deps: { prisma: PrismaClient; sql: Sql; bus: Events; logger: Logger }) {
+  constructor(deps: { prisma: PrismaClient; sql: Sql; bus: Events; ids: EventIds; logger: Logger }) {
     this.prisma = deps.prisma;
     this.sql = deps.sql;
-    this.liveTail = new EventTail({ sql: deps.sql, bus: deps.bus, logger: deps.logger });
+    this.ids = deps.ids;
+    this.liveTail = new EventTail({ sql: deps.sql, bus: deps.bus, ids: deps.ids, logger: deps.logger });
   }
 
-  list(clientId: string, args: { after?: string | null; first?: number | null; types?: readonly string[] | null }) {
+  async list(clientId: string, args: { after?: string | null; first?: number | null; types?: readonly string[] | null }) {
     const limit = args.first ?? DEFAULT_PAGE;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw badInput(`the page size (first; limit on REST) must be an integer from 1 to ${MAX_PAGE}`);
-    return readLog(this.sql, { clientId, after: parseCursor(args.after), limit, types: parseEventTypes(args.types, "types") });
+    const page = await readLog(this.sql, { clientId, after: this.cursorPosition(clientId, args.after), limit, types: parseEventTypes(args.types, "types") });
+    return { events: page.rows.map((row) => this.ids.clientEvent(clientId, row)), hasMore: page.hasMore };
   }
 
-  /** The feed as a live stream (see EventTail.stream). */
-  tail(filter: TailFilter, after?: string) {
-    return this.liveTail.stream(filter, after);
+  /** The feed as a live stream (see EventTail.stream); `after` is checked here, before anything streams. */
+  tail(filter: TailFilter, after: string | null | undefined) {
+    return this.liveTail.stream(filter, this.cursorPosition(filter.clientId, after));
   }
 
   /**
@@ -54,12 +51,22 @@ export class EventService {
    * as `after` misses nothing that happens once this has answered, however late it is registered.
    */
   async cursor(clientId: string): Promise<string | null> {
-    return (await newestEventId(this.sql, clientId)) ?? null;
+    const newest = await newestEventId(this.sql, clientId);
+    return newest ? this.ids.visible(clientId, newest) : null;
   }
 
   async get(clientId: string, id: string): Promise<ClientEvent> {
-    const row = positionOf(id) ? await this.prisma.event.findFirst({ where: { id, clientId } }) : null;
+    const logId = this.ids.logId(clientId, id);
+    const row = logId ? await this.prisma.event.findFirst({ where: { id: logId, clientId } }) : null;
     if (!row) throw notFound("Event");
-    return asClientEvent(row);
+    return this.ids.clientEvent(clientId, row);
+  }
+
+  /** A cursor given by the client: one of its event ids (another client's means nothing here). */
+  private cursorPosition(clientId: string, after: string | null | undefined): Position | undefined {
+    if (after == null) return undefined;
+    const position = this.ids.position(clientId, after);
+    if (!position) throw badInput("after must be an event id (evt_…)");
+    return position;
   }
 }

@@ -2,7 +2,8 @@ import { Repeater } from "graphql-yoga";
 import type { Sql } from "../db/sql.js";
 import type { Logger } from "../logger.js";
 import type { Events } from "../pubsub/events.js";
-import { asClientEvent, comparePositions, LOG_START, newestEventId, newestPosition, positionOf, readLog, readTail, type Position, type TailRow } from "./log.js";
+import type { EventIds } from "./ids.js";
+import { comparePositions, LOG_START, newestEventId, newestPosition, positionOf, readLog, readTail, type Position, type TailRow } from "./log.js";
 import type { ClientEvent } from "./types.js";
 
 const PAGE = 100;
@@ -30,14 +31,18 @@ class Inbox {
   /** Set when the queue overflowed or the subscription ended: the reader stops filling it. */
   closed = false;
 
-  constructor(private readonly filter: TailFilter) {}
+  constructor(
+    private readonly filter: TailFilter,
+    private readonly ids: EventIds,
+    private readonly limit: number,
+  ) {}
 
   offer(row: TailRow, position: Position) {
     if (this.closed || row.clientId !== this.filter.clientId) return;
     if (this.filter.userId !== undefined && row.userId !== this.filter.userId) return;
     if (this.filter.types.length && !this.filter.types.includes(row.type)) return;
-    if (this.queue.length >= INBOX_LIMIT) this.closed = true;
-    else this.queue.push({ event: asClientEvent(row), position });
+    if (this.queue.length >= this.limit) this.closed = true;
+    else this.queue.push({ event: this.ids.clientEvent(row.clientId, row), position });
     this.wake();
   }
 
@@ -59,7 +64,7 @@ class Inbox {
   }
 }
 
-export type EventTailOptions = { sql: Sql; bus: Events; logger: Logger; pollMs?: number };
+export type EventTailOptions = { sql: Sql; bus: Events; ids: EventIds; logger: Logger; inboxLimit?: number };
 
 /**
  * The one reader of the event log per instance, for every live subscription: it reads every
@@ -84,7 +89,7 @@ export class EventTail {
    * replayed from the log, then live from the shared reader, in log order, without gap or repeat.
    * The id of the last event received is always a valid cursor to resume from.
    */
-  stream(filter: TailFilter, after?: string): AsyncIterable<ClientEvent> {
+  stream(filter: TailFilter, after?: Position): AsyncIterable<ClientEvent> {
     return new Repeater<ClientEvent>(async (push, stop) => {
       let stopped = false;
       let inbox: Inbox | undefined;
@@ -92,19 +97,19 @@ export class EventTail {
         stopped = true;
         inbox?.close();
       });
-      const newest = after ?? (await newestEventId(this.options.sql, filter.clientId));
-      let cursor = newest === undefined ? LOG_START : (positionOf(newest) as Position);
+      const newest = after ? undefined : await newestEventId(this.options.sql, filter.clientId);
+      let cursor = after ?? (newest === undefined ? LOG_START : (positionOf(newest) as Position));
       while (!stopped) {
-        inbox = new Inbox(filter);
+        inbox = new Inbox(filter, this.options.ids, this.options.inboxLimit ?? INBOX_LIMIT);
         try {
           // Every event after `head` reaches the inbox; those up to it come from the log.
           const head = await this.attach(inbox);
           while (!stopped && comparePositions(cursor, head) < 0) {
-            const page = await readLog(this.options.sql, { ...filter, after: idOf(cursor), upTo: head, limit: PAGE });
-            for (const event of page.events) {
+            const page = await readLog(this.options.sql, { ...filter, after: cursor, upTo: head, limit: PAGE });
+            for (const row of page.rows) {
               if (stopped) break;
-              await push(event);
-              cursor = positionOf(event.id) as Position;
+              await push(this.options.ids.clientEvent(filter.clientId, row));
+              cursor = positionOf(row.id) as Position;
             }
             if (!page.hasMore) cursor = head;
           }
@@ -184,7 +189,7 @@ export class EventTail {
 
   private sleep() {
     const rechecking = Date.now() < this.recheckUntil;
-    const ms = rechecking ? this.recheckMs : (this.options.pollMs ?? POLL_MS);
+    const ms = rechecking ? this.recheckMs : POLL_MS;
     if (rechecking) this.recheckMs = Math.min(this.recheckMs * 2, RECHECK_MAX_MS);
     return new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
@@ -194,11 +199,4 @@ export class EventTail {
       };
     }).finally(() => (this.wake = undefined));
   }
-}
-
-/** The event id of a position (the format recordEvent writes). */
-function idOf(position: Position): string | undefined {
-  if (comparePositions(position, LOG_START) === 0) return undefined;
-  const hex = (value: bigint) => value.toString(16).padStart(16, "0");
-  return `evt_${hex(position.xid)}${hex(position.seq)}`;
 }

@@ -6,6 +6,7 @@ import { eventObject } from "../events/objects.js";
 import { requireUuid } from "../validation.js";
 import type { CredentialCache } from "../auth/credential-cache.js";
 import { prismaSql } from "../db/sql.js";
+import { inTransaction } from "../db/transaction.js";
 
 const KEY_PATTERN = /^(fpk_[0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;
 /** lastUsedAt is written at most once a minute per key. */
@@ -33,7 +34,7 @@ export class ApiKeyService {
   async create(clientId: string) {
     const prefix = `fpk_${randomBytes(6).toString("hex")}`;
     const key = `${prefix}.${randomBytes(32).toString("base64url")}`;
-    const row = await this.prisma.$transaction(async (tx) => {
+    const row = await inTransaction(this.prisma, async (tx) => {
       // Serialises the client's key creations, so the cap holds under concurrency.
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`api-keys:${clientId}`}))`;
       if ((await tx.apiKey.count({ where: { clientId, revokedAt: null } })) >= MAX_ACTIVE_KEYS) {

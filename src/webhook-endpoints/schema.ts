@@ -4,11 +4,15 @@ import type { WebhookDelivery, WebhookDeliveryAttempt } from "../generated/prism
 import type { EndpointView } from "./service.js";
 import { MAX_ENDPOINTS_PER_CLIENT } from "./limits.js";
 
+/** The id the client knows the event by (see EventIds). */
+const visibleEventId = (row: { clientId: string; eventId: string }, ctx: { services: { eventIds: { visible(clientId: string, id: string): string } } }) =>
+  ctx.services.eventIds.visible(row.clientId, row.eventId);
+
 const DeliveryAttempt = builder.objectRef<WebhookDeliveryAttempt>("WebhookDeliveryAttempt").implement({
   description: "One HTTP attempt to deliver an event to an endpoint.",
   fields: (t) => ({
     id: t.exposeID("id"),
-    eventId: t.exposeID("eventId"),
+    eventId: t.id({ resolve: (attempt, _args, ctx) => visibleEventId(attempt, ctx) }),
     attempt: t.exposeInt("attempt", { description: "1 for the first try of a delivery; 0 when it was not sent because the endpoint already had 100 deliveries pending (error says so)" }),
     status: t.exposeInt("status", { nullable: true, description: "The HTTP status; null when no response came" }),
     succeeded: t.exposeBoolean("succeeded"),
@@ -50,7 +54,7 @@ const QueuedDelivery = builder.objectRef<WebhookDelivery>("WebhookDelivery").imp
   description: "An event queued for an endpoint.",
   fields: (t) => ({
     id: t.exposeID("id"),
-    eventId: t.exposeID("eventId"),
+    eventId: t.id({ resolve: (delivery, _args, ctx) => visibleEventId(delivery, ctx) }),
     endpointId: t.exposeID("endpointId"),
     nextAttemptAt: t.field({ type: "DateTime", nullable: true, resolve: (delivery) => delivery.nextAttemptAt }),
   }),

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { Prisma, PrismaClient, WebhookEndpoint } from "../generated/prisma/client.js";
 import { AppError, badInput, notFound } from "../errors.js";
-import { positionOf } from "../events/log.js";
+import type { EventIds } from "../events/ids.js";
+import { inTransaction } from "../db/transaction.js";
 import { MAX_PAGE, parseEventTypes } from "../events/service.js";
 import { parseInput, requireUuid } from "../validation.js";
 import { newSecret, sealSecret } from "./secrets.js";
@@ -37,6 +38,7 @@ type Deps = {
   /** Unless WEBHOOK_ALLOW_PRIVATE_URLS: https and public addresses only. */
   strictUrls: boolean;
   resolveHost: ResolveHost;
+  eventIds: EventIds;
   /** Called when deliveries were queued, so this instance's worker looks at once. */
   onQueued: () => void;
 };
@@ -51,7 +53,8 @@ export class WebhookEndpointService {
     const eventTypes = parseEventTypes(events, "events");
     const target = await admitEndpointUrl(url, this.deps.strictUrls, this.deps.resolveHost);
     const secret = newSecret();
-    const endpoint = await this.deps.prisma.$transaction(async (tx) => {
+    // Registrations of one client queue on its lock: wait like money paths do rather than fail (a 500) under load.
+    const endpoint = await inTransaction(this.deps.prisma, async (tx) => {
       await lockClientEndpoints(tx, clientId);
       if ((await tx.webhookEndpoint.count({ where: { clientId } })) >= MAX_ENDPOINTS_PER_CLIENT) {
         throw badInput(`A client has at most ${MAX_ENDPOINTS_PER_CLIENT} webhook endpoints`);
@@ -110,7 +113,8 @@ export class WebhookEndpointService {
    * takes its type. A new delivery with its own retries; the message id (the event id) is the same.
    */
   async resend(clientId: string, eventId: string, endpointId: string | null | undefined) {
-    const event = positionOf(eventId) ? await this.deps.prisma.event.findFirst({ where: { id: eventId, clientId }, select: { id: true, type: true } }) : null;
+    const logId = this.deps.eventIds.logId(clientId, eventId);
+    const event = logId ? await this.deps.prisma.event.findFirst({ where: { id: logId, clientId }, select: { id: true, type: true } }) : null;
     if (!event) throw notFound("Event");
     const endpoints = endpointId
       ? [await this.own(clientId, endpointId)]
@@ -118,7 +122,7 @@ export class WebhookEndpointService {
           where: { clientId, enabled: true, OR: [{ eventTypes: { isEmpty: true } }, { eventTypes: { has: event.type } }] },
         });
     if (!endpoints.length) throw badInput(`No enabled webhook endpoint takes ${event.type} events`);
-    const deliveries = await this.deps.prisma.$transaction(async (tx) => {
+    const deliveries = await inTransaction(this.deps.prisma, async (tx) => {
       await lockClientEndpoints(tx, clientId);
       const full = await tx.webhookDelivery.groupBy({
         by: ["endpointId"],

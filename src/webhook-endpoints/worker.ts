@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Sql } from "../db/sql.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
-import { asClientEvent } from "../events/log.js";
+import type { EventIds } from "../events/ids.js";
 import type { Logger } from "../logger.js";
 import { openSecret, signatureHeader } from "./secrets.js";
 import { DestinationRefused, NoResponse, postWebhook, resolveWithDns, type ResolveHost } from "./sender.js";
@@ -27,6 +27,8 @@ export type DeliveryWorkerOptions = {
   perClientConcurrency?: number;
   /** Name resolution for the sends (defaults to the system's DNS). */
   resolveHost?: ResolveHost;
+  /** The ids the client knows its events by: the payload's id and the webhook-id. */
+  eventIds: EventIds;
   slowSendMs?: number;
 };
 
@@ -191,7 +193,8 @@ export class DeliveryWorker {
       await this.record(delivery, { status: null, succeeded: false, error: "the endpoint's secret could not be read", durationMs: 0, createdAt: new Date() });
       return;
     }
-    await this.record(delivery, await this.send(endpoint.url, event.id, JSON.stringify(asClientEvent(event)), keys));
+    const payload = this.options.eventIds.clientEvent(delivery.clientId, event);
+    await this.record(delivery, await this.send(endpoint.url, payload.id, JSON.stringify(payload), keys));
   }
 
   private async send(url: string, messageId: string, payload: string, secrets: string[]): Promise<Outcome> {

@@ -7,7 +7,7 @@ import { integer, route } from "../route.js";
 
 const EventFields = graphql(`fragment EventFields on Event { id type createdAt data }`);
 export const Event = named("Event", z.object({
-  id: z.string().describe("evt_…, sortable in log order"),
+  id: z.string().describe("evt_…, opaque (pass it as `after` to read on from it)"),
   type: z.enum(EVENT_TYPES),
   createdAt: doc.timestamp,
   data: z.object({ object: z.record(z.string(), z.unknown()).describe("the resource as its REST path shows it") }),
