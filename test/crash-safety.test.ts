@@ -5,10 +5,10 @@ import { testDatabaseUrl } from "./support/server.js";
 // The short run; `npm run crash-test` runs a longer one (same checks).
 describe.skipIf(!testDatabaseUrl)("crash safety under mixed money traffic (PostgreSQL)", () => {
   it("after SIGKILLs at random moments and restarts, every retried key answers its first result, nothing is lost or moved twice, no key is stuck, and every event arrives", async () => {
-    const report = await runCrashScenario({ databaseUrl: testDatabaseUrl!, kills: 3, maxRunMs: 1500, senders: 2, users: 3 });
+    const report = await runCrashScenario({ databaseUrl: testDatabaseUrl!, kills: 3, maxRunMs: 1500, senders: 6, users: 3 });
     expect(report.problems).toEqual([]);
     expect(report.unanswered, "some requests lost their answer to a kill").toBeGreaterThan(0);
     expect(report.cutOffThenResent, "a send cut off by a kill was resent under its webhook-id").toBeGreaterThan(0);
     expect(report.retried).toBe(report.requests);
-  }, 240_000);
+  }, 170_000);
 });
