@@ -26,7 +26,7 @@ export const CreateVirtualAccount = z.object({
     .refine((value) => isAddress(value, { strict: true }), "address must be a 0x EVM address (EIP-55 checksummed when mixed-case)")
     .optional(),
   /** Checked by parseDeveloperFeePercent (0–10, 2 decimals); a JSON number or a decimal string. */
-  developerFeePercent: z.unknown(),
+  developerFeePercent: z.unknown().optional(),
 });
 
 export type CreateVirtualAccountInput = { currency: unknown } & Record<string, unknown>;
