@@ -197,7 +197,7 @@ describe.each(surfaces)("withdrawal lifecycle over %s", (surface) => {
     expect(await footprint(tenant, reference)).toEqual(before);
   });
 
-  it("refuses another client's withdrawal as unknown (404 / NOT_FOUND), and a reason over 500 characters (400)", async () => {
+  it("refuses another client's withdrawal as unknown (404 / NOT_FOUND), and a reason over 500 characters or with a NUL (400)", async () => {
     const tenant = await newTenant(server);
     const stranger = await newTenant(server);
     const { reference } = await withdrawalIn(tenant, "COMPLETED");
@@ -205,7 +205,9 @@ describe.each(surfaces)("withdrawal lifecycle over %s", (surface) => {
     for (const action of ["process", "complete", "fail", "return"] as const) {
       expect(await helper(stranger, reference, action)).toMatchObject({ ok: false, code: surface === "REST" ? "404 NOT_FOUND" : "NOT_FOUND" });
     }
-    expect(await helper(tenant, reference, "return", "x".repeat(501))).toMatchObject({ ok: false, code: surface === "REST" ? "400 BAD_USER_INPUT" : "BAD_USER_INPUT" });
+    for (const reason of ["x".repeat(501), "bank said\u0000no"]) {
+      expect(await helper(tenant, reference, "return", reason)).toMatchObject({ ok: false, code: surface === "REST" ? "400 BAD_USER_INPUT" : "BAD_USER_INPUT" });
+    }
     expect(await footprint(tenant, reference)).toEqual(before);
   });
 });
