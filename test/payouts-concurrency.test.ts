@@ -3,7 +3,7 @@ import { newTenant, startServer, type Tenant, type TestServer } from "./support/
 import { errorCodes, gql, rest, statusCounts } from "./support/http.js";
 import { expectLedgerInvariants } from "./support/ledger.js";
 import { needs, REQUIREMENTS } from "./support/requirements.js";
-import { NGN_ACCOUNT, balanceOf, bankWithdrawalBody, fundedUser } from "./support/withdrawals.js";
+import { NGN_ACCOUNT, balanceOf, bankWithdrawalBody, fundedUser, WITHDRAWAL_MUTATIONS, type WithdrawalAction } from "./support/withdrawals.js";
 
 // Helpers and withdrawals really run at once on PostgreSQL's pool; the embedded database runs one
 // transaction at a time, so these are PostgreSQL's.
@@ -13,17 +13,15 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-type Action = "process" | "complete" | "fail" | "return";
-const MUTATION: Record<Action, string> = { process: "processWithdrawal", complete: "completeWithdrawal", fail: "failWithdrawal", return: "returnWithdrawal" };
 
 /** One helper over REST (even i) or GraphQL (odd i): two transports racing on one row. Answers "200 STATUS" or "409". */
-async function helper(tenant: Tenant, reference: string, action: Action, i: number): Promise<string> {
+async function helper(tenant: Tenant, reference: string, action: WithdrawalAction, i: number): Promise<string> {
   if (i % 2 === 0) {
     const res = await rest(server, "POST", `/v1/sandbox/withdrawals/${reference}/${action}`, { headers: tenant.headers });
     return res.status === 200 ? `200 ${res.body.status}` : String(res.status);
   }
-  const res = await gql(server, `mutation ($r: ID!) { ${MUTATION[action]}(reference: $r) { status } }`, { r: reference }, tenant.headers);
-  const record = res.body.data?.[MUTATION[action]];
+  const res = await gql(server, `mutation ($r: ID!) { ${WITHDRAWAL_MUTATIONS[action]}(reference: $r) { status } }`, { r: reference }, tenant.headers);
+  const record = res.body.data?.[WITHDRAWAL_MUTATIONS[action]];
   return record ? `200 ${record.status}` : errorCodes(res)[0] === "CONFLICT" ? "409" : JSON.stringify(res.body.errors);
 }
 
@@ -46,7 +44,7 @@ describe("withdrawal helpers racing", needs(REQUIREMENTS.postgres), () => {
   it("12 process/complete/fail at once on a PENDING withdrawal: one outcome, each change written once", async () => {
     const tenant = await newTenant(server);
     const { userId, reference } = await ngnWithdrawal(tenant, 10);
-    const actions: Action[] = ["process", "complete", "fail"];
+    const actions: WithdrawalAction[] = ["process", "complete", "fail"];
     const results = await Promise.all(Array.from({ length: 12 }, (_, i) => helper(tenant, reference, actions[i % 3], i)));
 
     const final = (await server.app.db.prisma.withdrawal.findUniqueOrThrow({ where: { reference } })).status;

@@ -4,7 +4,7 @@ import { newTenant, startServer, type Tenant, type TestServer } from "./support/
 import { contractKeys, errorCodes, gql, rest } from "./support/http.js";
 import { waitForEvents, type FeedEvent } from "./support/events.js";
 import { expectLedgerInvariants } from "./support/ledger.js";
-import { NGN_ACCOUNT, USDC_ADDRESS, WITHDRAWAL_KEYS, balanceOf, bankWithdrawalBody, fundedUser } from "./support/withdrawals.js";
+import { NGN_ACCOUNT, USDC_ADDRESS, WITHDRAWAL_KEYS, balanceOf, bankWithdrawalBody, fundedUser, WITHDRAWAL_MUTATIONS, type WithdrawalAction } from "./support/withdrawals.js";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -12,8 +12,6 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-type Action = "process" | "complete" | "fail" | "return";
-const MUTATION: Record<Action, string> = { process: "processWithdrawal", complete: "completeWithdrawal", fail: "failWithdrawal", return: "returnWithdrawal" };
 const FIELDS = "reference status amount fee developerFee failureReason returnReason";
 
 /** What a helper answered, the same on both surfaces: the record's status and reasons, or the error's code. */
@@ -21,7 +19,7 @@ type Outcome = { ok: true; status: string; failureReason: string | null; returnR
 
 /** The two transports of every sandbox helper: REST's path and GraphQL's mutation. */
 const SURFACES = {
-  REST: async (tenant: Tenant, reference: string, action: Action, reason?: string): Promise<Outcome> => {
+  REST: async (tenant: Tenant, reference: string, action: WithdrawalAction, reason?: string): Promise<Outcome> => {
     const res = await rest(server, "POST", `/v1/sandbox/withdrawals/${reference}/${action}`, { headers: tenant.headers, body: reason === undefined ? undefined : { reason } });
     if (res.status === 200) {
       expect(Object.keys(res.body)).toEqual(res.body.developerFee === undefined ? WITHDRAWAL_KEYS : [...WITHDRAWAL_KEYS, "developerFee"]);
@@ -30,15 +28,15 @@ const SURFACES = {
     expect(contractKeys(res.body)).toEqual(["error"]);
     return { ok: false, code: `${res.status} ${res.body.code}`, error: res.body.error };
   },
-  GraphQL: async (tenant: Tenant, reference: string, action: Action, reason?: string): Promise<Outcome> => {
+  GraphQL: async (tenant: Tenant, reference: string, action: WithdrawalAction, reason?: string): Promise<Outcome> => {
     const withReason = action === "fail" || action === "return";
     const res = await gql(
       server,
-      `mutation ($r: ID!${withReason ? ", $reason: String" : ""}) { ${MUTATION[action]}(reference: $r${withReason ? ", reason: $reason" : ""}) { ${FIELDS} } }`,
+      `mutation ($r: ID!${withReason ? ", $reason: String" : ""}) { ${WITHDRAWAL_MUTATIONS[action]}(reference: $r${withReason ? ", reason: $reason" : ""}) { ${FIELDS} } }`,
       { r: reference, ...(withReason ? { reason } : {}) },
       tenant.headers,
     );
-    const record = res.body.data?.[MUTATION[action]];
+    const record = res.body.data?.[WITHDRAWAL_MUTATIONS[action]];
     if (record) return { ok: true, status: record.status, failureReason: record.failureReason, returnReason: record.returnReason };
     // REST answers 409 for it: the same code, named the same way for the table below.
     return { ok: false, code: errorCodes(res)[0] === "CONFLICT" ? "409 CONFLICT" : String(errorCodes(res)[0]), error: res.body.errors![0].message };
@@ -55,7 +53,7 @@ async function withdrawalIn(tenant: Tenant, status: string) {
   const created = await withdrawNgn(tenant, { userId, amount: 5000, developerFee: 150, ...NGN_ACCOUNT });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   const { reference } = created.body;
-  const path: Record<string, Action[]> = { PENDING: [], PROCESSING: ["process"], COMPLETED: ["complete"], FAILED: ["fail"], RETURNED: ["complete", "return"] };
+  const path: Record<string, WithdrawalAction[]> = { PENDING: [], PROCESSING: ["process"], COMPLETED: ["complete"], FAILED: ["fail"], RETURNED: ["complete", "return"] };
   for (const action of path[status]) expect((await SURFACES.REST(tenant, reference, action)).ok).toBe(true);
   return { userId, reference };
 }
@@ -160,7 +158,7 @@ describe.each(surfaces)("withdrawal lifecycle over %s", (surface) => {
     expect(await helper(tenant, reference, "return")).toMatchObject({ ok: true, status: "RETURNED", returnReason: "The receiving bank returned the payout" });
   });
 
-  const refused: [string, Action][] = [
+  const refused: [string, WithdrawalAction][] = [
     ["PENDING", "return"],
     ["PROCESSING", "return"],
     ["COMPLETED", "process"],
@@ -183,7 +181,7 @@ describe.each(surfaces)("withdrawal lifecycle over %s", (surface) => {
     await expectLedgerInvariants(server, tenant.clientId);
   });
 
-  const retried: [string, Action][] = [
+  const retried: [string, WithdrawalAction][] = [
     ["PROCESSING", "process"],
     ["COMPLETED", "complete"],
     ["FAILED", "fail"],

@@ -33,3 +33,12 @@ export const bankWithdrawalBody = (userId: string, currency: keyof typeof BANK_A
 
 export const balanceOf = async (server: TestServer, tenant: Tenant, userId: string, currency: string) =>
   (await server.app.services.ledger.balance(tenant.clientId, userId, currency)).toFixed();
+
+/** The sandbox helpers of a withdrawal: REST's path segment and GraphQL's mutation. */
+export type WithdrawalAction = "process" | "complete" | "fail" | "return";
+export const WITHDRAWAL_MUTATIONS: Record<WithdrawalAction, string> = {
+  process: "processWithdrawal",
+  complete: "completeWithdrawal",
+  fail: "failWithdrawal",
+  return: "returnWithdrawal",
+};
