@@ -364,7 +364,7 @@ describe("withdrawal lifecycle (sandbox)", () => {
     expect(await balance(tenant, userId, "USD")).toBe("30");
     const late = await sandbox(tenant, body.reference, "fail");
     expect(late.status).toBe(409);
-    expect(late.body.error).toMatch(/already COMPLETED/);
+    expect(late.body.error).toMatch(/Withdrawal is COMPLETED: only a PENDING or PROCESSING withdrawal can be failed/);
     expect(await balance(tenant, userId, "USD")).toBe("30");
     await expectLedgerInvariants(server, tenant.clientId);
   });

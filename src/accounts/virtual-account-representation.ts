@@ -9,11 +9,17 @@ const FIAT_SHAPE = [...COMMON, "bankName", "accountNumber", "routingNumber", "ac
 export const VirtualAccountFields = graphql(`
   fragment VirtualAccountFields on VirtualAccount {
     id userId currency createdAt destinationAsset destinationNetwork destinationAddress
-    accountName accountNumber bankName bankCode routingNumber accountHolderName accountHolderType bankAddress
+    accountName accountNumber bankName bankCode routingNumber accountHolderName accountHolderType bankAddress developerFeePercent
   }
 `);
 
-/** The contract's virtual account: the NGN shape for NGN, the bank shape otherwise. */
+/**
+ * The contract's virtual account: the NGN shape for NGN, the bank shape otherwise. `developerFeePercent`
+ * (a JSON number) appears on the accounts that charge one, so the contract's shapes stay as they were
+ * for clients that never set it.
+ */
 export function virtualAccountBody(account: Record<string, unknown>) {
-  return pickKeys(account, account.currency === "NGN" ? NGN_SHAPE : FIAT_SHAPE);
+  const body: Record<string, unknown> = pickKeys(account, account.currency === "NGN" ? NGN_SHAPE : FIAT_SHAPE);
+  const developerFeePercent = Number(account.developerFeePercent ?? 0);
+  return developerFeePercent === 0 ? body : { ...body, developerFeePercent };
 }

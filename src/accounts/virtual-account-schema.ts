@@ -29,6 +29,10 @@ builder.prismaObject("VirtualAccount", {
     accountHolderName: t.exposeString("accountHolderName", { nullable: true, description: "USD, EUR, MXN, BRL" }),
     accountHolderType: t.exposeString("accountHolderType", { nullable: true, description: "USD, EUR, MXN, BRL" }),
     bankAddress: t.exposeString("bankAddress", { nullable: true, description: "USD, EUR, MXN, BRL" }),
+    developerFeePercent: t.expose("developerFeePercent", {
+      type: "Decimal",
+      description: "The client's own fee on each deposit, in percent of the converted amount, taken in destinationAsset before forwarding (0 when none)",
+    }),
   }),
 });
 
@@ -44,6 +48,10 @@ const CreateVirtualAccountInput = builder.inputType("CreateVirtualAccountInput",
     destinationAsset: t.field({ type: CurrencyEnum, description: "USDC (default), USDT or DAI" }),
     destinationNetwork: t.field({ type: NetworkEnum, description: "Default ETHEREUM" }),
     address: t.string({ description: "0x destination address; default the user's custodial wallet (created when absent)" }),
+    developerFeePercent: t.field({
+      type: "Decimal",
+      description: "The client's own fee on each deposit: 0 to 10 percent, at most 2 decimals (default 0), of the converted amount, credited to the client's revenue",
+    }),
   }),
 });
 

@@ -10,6 +10,7 @@ import type { Logger } from "../logger.js";
 import type { BankAccountDetails, BankingProvider } from "../providers/banking.js";
 import type { UserService } from "../users/service.js";
 import { parseCurrency, parseInput, upperCaseCode, uuid } from "../validation.js";
+import { parseDeveloperFeePercent } from "../developer-fees/rules.js";
 import { VIRTUAL_ACCOUNT_CURRENCIES, type VirtualAccountCurrency } from "./virtual-account-currencies.js";
 
 
@@ -24,6 +25,8 @@ export const CreateVirtualAccount = z.object({
     .string({ error: "address must be a 0x EVM address" })
     .refine((value) => isAddress(value, { strict: true }), "address must be a 0x EVM address (EIP-55 checksummed when mixed-case)")
     .optional(),
+  /** Checked by parseDeveloperFeePercent (0–10, 2 decimals); a JSON number or a decimal string. */
+  developerFeePercent: z.unknown().optional(),
 });
 
 export type CreateVirtualAccountInput = { currency: unknown } & Record<string, unknown>;
@@ -46,6 +49,7 @@ export class VirtualAccountService {
   async create(clientId: string, input: CreateVirtualAccountInput): Promise<VirtualAccount> {
     const currency = parseCurrency(input.currency, VIRTUAL_ACCOUNT_CURRENCIES);
     const args = parseInput(CreateVirtualAccount, withoutNulls(input));
+    const developerFeePercent = parseDeveloperFeePercent(args.developerFeePercent);
     const user = await this.deps.users.get(clientId, args.userId);
 
     const existing = await this.findOwn(user.id, currency);
@@ -65,6 +69,7 @@ export class VirtualAccountService {
             destinationAsset: args.destinationAsset,
             destinationNetwork: args.destinationNetwork,
             destinationAddress,
+            developerFeePercent: developerFeePercent.toFixed(),
             ...columnsOf(details),
           },
         });

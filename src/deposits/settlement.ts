@@ -6,6 +6,8 @@ import type { Deposit } from "../generated/prisma/client.js";
 import { Exact } from "../ledger/amount.js";
 import type { LedgerService } from "../ledger/service.js";
 import type { JournalInput } from "../ledger/types.js";
+import { developerFeePostings, percentOf } from "../developer-fees/rules.js";
+import type { Currency } from "../providers/fx.js";
 import type { Destination } from "./records.js";
 
 type Deps = { ledger: LedgerService; conversion: Pick<ConversionService, "prepareInTransaction"> };
@@ -15,8 +17,9 @@ const sandboxTransactionHash = () => `0x${randomBytes(32).toString("hex")}`;
 
 /**
  * The money of a completed deposit, inside the caller's transaction (all of it commits or none):
- * the DEPOSIT credit; for a virtual account, the conversion to its destinationAsset and, unless the
- * destination is the user's own custodial wallet, the TRANSFER_OUT of what the conversion gave.
+ * the DEPOSIT credit; for a virtual account, the conversion to its destinationAsset, the client's
+ * developer fee (FEE, in that asset, to the client's revenue) when the account charges one and, unless
+ * the destination is the user's own custodial wallet, the TRANSFER_OUT of what is left.
  * These journals are posted together: one lock statement and one write for all of them.
  */
 export class DepositSettlement {
@@ -43,7 +46,7 @@ export class DepositSettlement {
     await this.deps.ledger.postAll(tx, [credit, ...forward]);
   }
 
-  /** The journals that move a virtual account deposit on: its conversion, then (to an outside address) the transfer. */
+  /** The journals that move a virtual account deposit on: its conversion, the developer fee, then (to an outside address) the transfer. */
   private async forward(tx: Sql, deposit: Deposit, amount: Decimal, account: Destination | null): Promise<JournalInput[]> {
     if (!account) throw new Error(`Virtual account ${deposit.virtualAccountId} of deposit ${deposit.id} not found`);
     const { convertedAmount, journal } = await this.deps.conversion.prepareInTransaction(tx, {
@@ -53,18 +56,24 @@ export class DepositSettlement {
       to: account.destinationAsset,
       amount,
     });
+    const asset = account.destinationAsset as Currency;
+    const developerFee = percentOf(convertedAmount, account.developerFeePercent, asset);
+    const fee: JournalInput[] = developerFee.isZero()
+      ? []
+      : [{ clientId: deposit.clientId, type: "FEE", referenceId: deposit.id, postings: developerFeePostings(deposit.userId, asset, developerFee) }];
+    const forwarded = convertedAmount.minus(developerFee);
     const ownWallet = account.walletAddress?.toLowerCase() === account.destinationAddress.toLowerCase();
-    if (ownWallet) return [journal];
+    if (ownWallet) return [journal, ...fee];
     // The forward's on-chain hash is the reference of its entries: the user's history shows where the funds went.
     const transfer: JournalInput = {
       clientId: deposit.clientId,
       type: "TRANSFER_OUT",
       referenceId: sandboxTransactionHash(),
       postings: [
-        { account: { userId: deposit.userId, currency: account.destinationAsset }, amount: convertedAmount.negated(), type: "TRANSFER_OUT" },
-        { account: { system: "ONCHAIN_SETTLEMENT", currency: account.destinationAsset }, amount: convertedAmount, type: "TRANSFER_OUT" },
+        { account: { userId: deposit.userId, currency: asset }, amount: forwarded.negated(), type: "TRANSFER_OUT" },
+        { account: { system: "ONCHAIN_SETTLEMENT", currency: asset }, amount: forwarded, type: "TRANSFER_OUT" },
       ],
     };
-    return [journal, transfer];
+    return [journal, ...fee, transfer];
   }
 }

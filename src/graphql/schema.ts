@@ -15,6 +15,7 @@ import "../accounts/balance-lookup-schema.js";
 import "../deposits/schema.js";
 import "../deposits/subscription.js";
 import "../withdrawals/schema.js";
+import "../developer-fees/schema.js";
 import "../events/schema.js";
 import "../webhook-endpoints/schema.js";
 

@@ -40,12 +40,12 @@ export function exactDecimalOf(value: number): string | undefined {
  * A money amount in its currency: a positive decimal (string, or a JSON number as REST sends it) with
  * no more decimals than the currency has. Anything else is a 400 naming the field.
  */
-export function parseAmount(value: unknown, currency: Currency, field = "amount"): Decimal {
+export function parseAmount(value: unknown, currency: Currency, field = "amount", options: { zeroAllowed?: boolean } = {}): Decimal {
   const text = typeof value === "number" ? exactDecimalOf(value) : typeof value === "string" ? value.trim() : "";
   if (text === undefined) throw badInput(`${field} has more digits than a JSON number carries exactly; send it as a string`);
-  if (!POSITIVE_DECIMAL.test(text)) throw badInput(`${field} must be a positive decimal number`);
+  if (!POSITIVE_DECIMAL.test(text)) throw badInput(`${field} must be a ${options.zeroAllowed ? "non-negative" : "positive"} decimal number`);
   const amount = new Exact(text);
-  if (amount.isZero()) throw badInput(`${field} must be greater than zero`);
+  if (amount.isZero() && !options.zeroAllowed) throw badInput(`${field} must be greater than zero`);
   const decimals = currencyDecimals(currency);
   if (amount.decimalPlaces() > decimals) throw badInput(`${field} has more than ${decimals} decimals, the precision of ${currency}`);
   if (amount.greaterThanOrEqualTo(MAX_AMOUNT)) throw badInput(`${field} is too large`);

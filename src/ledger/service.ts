@@ -69,6 +69,20 @@ export class LedgerService {
     return new Exact(_sum.balance?.toString() ?? 0);
   }
 
+  /**
+   * The client's revenue (the developer fees it charged, less those refunded) per currency it was
+   * ever earned in: the sum of the CLIENT_REVENUE shards, currencies in alphabetical order.
+   */
+  async clientRevenue(clientId: string): Promise<{ currency: string; balance: Decimal }[]> {
+    const rows = await this.prisma.ledgerAccount.groupBy({
+      by: ["currency"],
+      where: { clientId, userId: null, code: "CLIENT_REVENUE" satisfies SystemAccount },
+      _sum: { balance: true },
+      orderBy: { currency: "asc" },
+    });
+    return rows.map((row) => ({ currency: row.currency, balance: new Exact(row._sum.balance?.toString() ?? 0) }));
+  }
+
   /** Every user entry of the client, newest first, with paging totals. */
   async clientEntries(clientId: string, args: PageInput) {
     const { page, limit } = ledgerPage(args);

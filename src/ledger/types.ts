@@ -12,8 +12,11 @@ export const ENTRY_TYPES = [
 ] as const;
 export type EntryType = (typeof ENTRY_TYPES)[number];
 
-/** System accounts: the other side of every user movement, one per (client, code, currency). */
-export const SYSTEM_ACCOUNTS = ["PROVIDER_SETTLEMENT", "FX", "FEES", "CARD_SETTLEMENT", "PAYOUTS", "ONCHAIN_SETTLEMENT"] as const;
+/**
+ * System accounts: the other side of every user movement, one per (client, code, currency).
+ * CLIENT_REVENUE holds the developer fees the client charged its own users; FEES holds ours.
+ */
+export const SYSTEM_ACCOUNTS = ["PROVIDER_SETTLEMENT", "FX", "FEES", "CARD_SETTLEMENT", "PAYOUTS", "ONCHAIN_SETTLEMENT", "CLIENT_REVENUE"] as const;
 export type SystemAccount = (typeof SYSTEM_ACCOUNTS)[number];
 
 export type AccountRef = { userId: string; currency: string } | { system: SystemAccount; currency: string };

@@ -8,7 +8,14 @@ export type LedgerVerification = { valid: boolean; chains: ChainReport[] };
 
 export type HouseChainReport = ChainReport & { code: string; shard: number };
 export type HouseBalance = { code: SystemAccount; currency: string; shards: number; balance: string };
-export type HouseVerification = { valid: boolean; chains: HouseChainReport[]; balances: HouseBalance[] };
+/** `problems`: what is wrong beyond single chains (a revenue balance below zero). */
+export type HouseVerification = { valid: boolean; chains: HouseChainReport[]; balances: HouseBalance[]; problems: string[] };
+
+/**
+ * House accounts that are credit-normal: the client's revenue only receives fees (and gives back those
+ * of failed withdrawals), so its balance, the sum of its shards, is never below zero.
+ */
+const NEVER_NEGATIVE: readonly SystemAccount[] = ["CLIENT_REVENUE"];
 
 /**
  * Recomputes one account's chain from its first entry: contiguous sequence numbers, balanceBefore
@@ -64,7 +71,10 @@ export async function verifyUserLedger(prisma: PrismaClient, clientId: string, u
   return { valid: chains.every((c) => c.valid) && unbalanced.length === 0, chains };
 }
 
-/** Every shard chain of the client's house (system) accounts, and each house balance as the sum of its shards. */
+/**
+ * Every shard chain of the client's house (system) accounts, each house balance as the sum of its
+ * shards, and the client's revenue (CLIENT_REVENUE) never below zero in any currency.
+ */
 export async function verifyHouseLedger(prisma: PrismaClient, clientId: string): Promise<HouseVerification> {
   const accounts = await accountsWithEntries(prisma, { clientId, userId: null });
   const chains = accounts.map((account) => ({ ...verifyChain(account, true), code: account.code, shard: account.shard }));
@@ -74,5 +84,8 @@ export async function verifyHouseLedger(prisma: PrismaClient, clientId: string):
     const house = balances.get(key) ?? { code: chain.code as SystemAccount, currency: chain.currency, shards: 0, balance: "0" };
     balances.set(key, { ...house, shards: house.shards + 1, balance: new Exact(house.balance).plus(chain.balance).toFixed() });
   }
-  return { valid: chains.every((c) => c.valid), chains, balances: [...balances.values()] };
+  const problems = [...balances.values()]
+    .filter((house) => NEVER_NEGATIVE.includes(house.code) && new Exact(house.balance).isNegative())
+    .map((house) => `${house.code} ${house.currency}: balance ${house.balance} is below zero`);
+  return { valid: chains.every((c) => c.valid) && problems.length === 0, chains, balances: [...balances.values()], problems };
 }

@@ -134,6 +134,7 @@ const withdrawal = {
   status: "PENDING",
   destination: "****6789",
   failureReason: null,
+  returnReason: null,
   createdAt: later,
   updatedAt: later,
 };

@@ -2,13 +2,20 @@ import type { Withdrawal } from "../generated/prisma/client.js";
 import { graphql, type ResultOf } from "../graphql/typed.js";
 import { pickKeys, withNumbers } from "../representation.js";
 
-const RECORD = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "createdAt", "updatedAt"] as const satisfies readonly (keyof ResultOf<typeof WithdrawalFields>)[];
+const RECORD = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "returnReason", "createdAt", "updatedAt"] as const satisfies readonly (keyof ResultOf<typeof WithdrawalFields>)[];
 export const WithdrawalFields = graphql(`
-  fragment WithdrawalFields on Withdrawal { reference userId type currency amount fee status destination failureReason createdAt updatedAt }
+  fragment WithdrawalFields on Withdrawal { reference userId type currency amount fee developerFee status destination failureReason returnReason createdAt updatedAt }
 `);
 
-/** The withdrawal record of §6, money as JSON numbers. */
-export const withdrawalBody = (withdrawal: Record<string, unknown>) => withNumbers(pickKeys(withdrawal, RECORD), ["amount", "fee"]);
+/**
+ * The withdrawal record of §6, money as JSON numbers. `developerFee` (part of `fee`) appears only on
+ * the withdrawals that carry one, so clients that never send one see the record they always saw.
+ */
+export function withdrawalBody(withdrawal: Record<string, unknown>) {
+  const body: Record<string, unknown> = withNumbers(pickKeys(withdrawal, RECORD), ["amount", "fee"]);
+  const developerFee = Number(withdrawal.developerFee ?? 0);
+  return developerFee === 0 ? body : { ...body, developerFee };
+}
 
 /** What the API shows of a destination: the last 4 of an account, the ends of an address. */
 export function maskedDestination(withdrawal: Pick<Withdrawal, "destination">): string {

@@ -1,6 +1,6 @@
 import { builder } from "../graphql/builder.js";
 import { checkIdCursors } from "../graphql/cursors.js";
-import { clientIdOf, requireSandbox } from "../graphql/context.js";
+import { clientIdOf, requireSandbox, type Context } from "../graphql/context.js";
 import { CONNECTION_LIMITS, CONNECTION_SIZES } from "../ledger/schema.js";
 import { NEWEST_FIRST_RECORDS, newestFirstPage } from "../ledger/service.js";
 import { CurrencyEnum, FiatCurrencyEnum } from "../ledger/currency-schema.js";
@@ -21,21 +21,24 @@ const WithdrawalTypeEnum = builder.enumType("WithdrawalType", {
 });
 
 builder.prismaObject("Withdrawal", {
-  description: "Money paid out of a user's balance in its own currency: PENDING → PROCESSING → COMPLETED | FAILED (a failure returns the funds).",
+  description:
+    "Money paid out of a user's balance in its own currency: PENDING → PROCESSING → COMPLETED; FAILED from PENDING or PROCESSING (amount and fee return); RETURNED from COMPLETED (the amount returns, the developer fee is kept).",
   fields: (t) => ({
     reference: t.exposeID("reference"),
     userId: t.exposeID("userId"),
     type: t.field({ type: WithdrawalTypeEnum, resolve: (withdrawal) => withdrawal.type as WithdrawalType }),
     currency: t.field({ type: CurrencyEnum, resolve: (withdrawal) => withdrawal.currency as Currency }),
     amount: t.expose("amount", { type: "Decimal" }),
-    fee: t.expose("fee", { type: "Decimal" }),
+    fee: t.expose("fee", { type: "Decimal", description: "Our own fee (none today) plus developerFee" }),
+    developerFee: t.expose("developerFee", { type: "Decimal", description: "The client's own fee, credited to its revenue (clientBalances); refunded on failure, kept on return" }),
     status: t.field({ type: WithdrawalStatusEnum, resolve: (withdrawal) => withdrawal.status as WithdrawalStatus }),
     destination: t.string({
       description: "Masked: the last 4 characters of an account (****6789), the ends of an address (0x1234…abcd)",
       select: { destination: true },
       resolve: (withdrawal) => maskedDestination(withdrawal),
     }),
-    failureReason: t.exposeString("failureReason", { nullable: true }),
+    failureReason: t.exposeString("failureReason", { nullable: true, description: "Why it FAILED (the reason given to failWithdrawal); null otherwise" }),
+    returnReason: t.exposeString("returnReason", { nullable: true, description: "Why the bank returned it; null until RETURNED" }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
   }),
@@ -78,6 +81,9 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const DEVELOPER_FEE =
+  "The client's own fee, ≥ 0 in the withdrawal's currency (default 0): debited with the amount (the balance must cover both) and credited to the client's revenue";
+
 const BankAccountInput = builder.inputType("BankAccountInput", {
   fields: (t) => ({
     account: t.string({ required: true, description: "USD: 4–17 digits; EUR: IBAN; MXN: 18-digit CLABE; BRL: account and check digit (12345678-9)" }),
@@ -94,6 +100,7 @@ const WithdrawToBankInput = builder.inputType("WithdrawToBankInput", {
     lastName: t.string({ required: true, description: "Must be the user's" }),
     dob: t.string({ required: true, description: "YYYY-MM-DD; must be the user's" }),
     amount: t.field({ type: "Decimal", required: true, description: "At least 0.01, at most 2 decimals" }),
+    developerFee: t.field({ type: "Decimal", description: DEVELOPER_FEE }),
     bankAccount: t.field({ type: BankAccountInput, required: true }),
   }),
 });
@@ -102,6 +109,7 @@ const WithdrawNgnInput = builder.inputType("WithdrawNgnInput", {
   fields: (t) => ({
     userId: t.id({ required: true }),
     amount: t.field({ type: "Decimal", required: true }),
+    developerFee: t.field({ type: "Decimal", description: DEVELOPER_FEE }),
     accountNumber: t.string({ required: true, description: "10-digit NUBAN, valid for bankCode" }),
     bankCode: t.string({ required: true, description: "3-digit bank code" }),
     accountName: t.string({ required: true }),
@@ -114,11 +122,19 @@ const WithdrawUsdcInput = builder.inputType("WithdrawUsdcInput", {
   fields: (t) => ({
     userId: t.id({ required: true }),
     amount: t.field({ type: "Decimal", required: true, description: "At most 6 decimals" }),
+    developerFee: t.field({ type: "Decimal", description: DEVELOPER_FEE }),
     walletAddress: t.string({ required: true, description: "EVM address; EIP-55 checksum when mixed-case" }),
     network: t.field({ type: NetworkEnum, required: true }),
     chainId: t.int({ required: true, description: "Must be the network's: 1, 137, 8453, 42161 or 10" }),
   }),
 });
+
+const HELPERS = "A withdrawal already in the target status is returned unchanged; any other transition not allowed from its status is a CONFLICT (409), writing nothing.";
+
+async function inSandbox<T>(ctx: Context, run: (clientId: string) => Promise<T>): Promise<T> {
+  requireSandbox(ctx);
+  return run(await clientIdOf(ctx));
+}
 
 const FUNDS = "Debits the balance in the withdrawal's currency at once; INSUFFICIENT_FUNDS when it is short.";
 
@@ -141,22 +157,28 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: WithdrawUsdcInput, required: true }) },
     resolve: async (_query, _root, args, ctx) => ctx.services.withdrawals.toUsdc(await clientIdOf(ctx), args.input),
   }),
+  processWithdrawal: t.prismaField({
+    type: "Withdrawal",
+    description: `Sandbox: the payout provider accepted the payout, PENDING → PROCESSING. ${HELPERS}`,
+    args: { reference: t.arg.id({ required: true }) },
+    resolve: (_query, _root, args, ctx) => inSandbox(ctx, (clientId) => ctx.services.withdrawals.process(clientId, args.reference)),
+  }),
   completeWithdrawal: t.prismaField({
     type: "Withdrawal",
-    description: "Sandbox: the payout arrived (a completed withdrawal is returned unchanged; a failed one is a CONFLICT).",
+    description: `Sandbox: the payout arrived, PENDING or PROCESSING → COMPLETED (from PENDING through PROCESSING: both changes are recorded). ${HELPERS}`,
     args: { reference: t.arg.id({ required: true }) },
-    resolve: async (_query, _root, args, ctx) => {
-      requireSandbox(ctx);
-      return ctx.services.withdrawals.complete(await clientIdOf(ctx), args.reference);
-    },
+    resolve: (_query, _root, args, ctx) => inSandbox(ctx, (clientId) => ctx.services.withdrawals.complete(clientId, args.reference)),
   }),
   failWithdrawal: t.prismaField({
     type: "Withdrawal",
-    description: "Sandbox: the payout failed and the funds return (a failed withdrawal is returned unchanged; a completed one is a CONFLICT).",
-    args: { reference: t.arg.id({ required: true }), reason: t.arg.string() },
-    resolve: async (_query, _root, args, ctx) => {
-      requireSandbox(ctx);
-      return ctx.services.withdrawals.fail(await clientIdOf(ctx), args.reference, args.reason);
-    },
+    description: `Sandbox: the payout failed, PENDING or PROCESSING → FAILED; the amount and the fee return to the balance. ${HELPERS}`,
+    args: { reference: t.arg.id({ required: true }), reason: t.arg.string({ description: "failureReason (at most 500 characters)" }) },
+    resolve: (_query, _root, args, ctx) => inSandbox(ctx, (clientId) => ctx.services.withdrawals.fail(clientId, args.reference, args.reason)),
+  }),
+  returnWithdrawal: t.prismaField({
+    type: "Withdrawal",
+    description: `Sandbox: the bank sent the payout back, COMPLETED → RETURNED; the amount returns, the developer fee is kept. ${HELPERS}`,
+    args: { reference: t.arg.id({ required: true }), reason: t.arg.string({ description: "returnReason (at most 500 characters)" }) },
+    resolve: (_query, _root, args, ctx) => inSandbox(ctx, (clientId) => ctx.services.withdrawals.returnPayout(clientId, args.reference, args.reason)),
   }),
 }));

@@ -6,31 +6,56 @@ import { inTransaction, type Tx } from "../db/transaction.js";
 import { prismaSql } from "../db/sql.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
+import { developerFeePostings, parseDeveloperFee } from "../developer-fees/rules.js";
 import { AppError, badInput, notFound } from "../errors.js";
+import type { EventType } from "../events/types.js";
 import { Exact, parseAmount } from "../ledger/amount.js";
 import type { LedgerService } from "../ledger/service.js";
+import type { Posting } from "../ledger/types.js";
 import type { BusinessMetrics } from "../metrics/metrics.js";
 import type { Currency } from "../providers/fx.js";
 import type { UserService } from "../users/service.js";
 import { parseBankCurrency, parseBankWithdrawal, parseNgnWithdrawal, parseUsdcWithdrawal } from "./validation.js";
 
 /**
- * PENDING at initiation (the money is already debited). A real payout provider would move it to
- * PROCESSING when it accepts the payout; the sandbox has no such step, so its complete and fail
- * helpers accept either open status.
+ * PENDING at initiation (the money is already debited) → PROCESSING (the payout provider accepted it)
+ * → COMPLETED; FAILED from PENDING or PROCESSING (amount and fee come back); RETURNED from COMPLETED
+ * (the bank sent the money back: the amount comes back, the developer fee is kept).
  */
-export const WITHDRAWAL_STATUS = { PENDING: "PENDING", PROCESSING: "PROCESSING", COMPLETED: "COMPLETED", FAILED: "FAILED" } as const;
+export const WITHDRAWAL_STATUS = { PENDING: "PENDING", PROCESSING: "PROCESSING", COMPLETED: "COMPLETED", FAILED: "FAILED", RETURNED: "RETURNED" } as const;
 export type WithdrawalStatus = keyof typeof WITHDRAWAL_STATUS;
 export const WITHDRAWAL_STATUSES = Object.values(WITHDRAWAL_STATUS);
-const OPEN = [WITHDRAWAL_STATUS.PENDING, WITHDRAWAL_STATUS.PROCESSING];
+
+type Transition = { to: WithdrawalStatus; from: readonly WithdrawalStatus[]; done: string; event: EventType };
+/** What each sandbox helper (and, with a real provider, each provider event) may do, and from where. */
+const TRANSITIONS = {
+  process: { to: "PROCESSING", from: ["PENDING"], done: "processed", event: "withdrawal.processing" },
+  complete: { to: "COMPLETED", from: ["PENDING", "PROCESSING"], done: "completed", event: "withdrawal.completed" },
+  fail: { to: "FAILED", from: ["PENDING", "PROCESSING"], done: "failed", event: "withdrawal.failed" },
+  return: { to: "RETURNED", from: ["COMPLETED"], done: "returned", event: "withdrawal.returned" },
+} as const satisfies Record<string, Transition>;
+type TransitionName = keyof typeof TRANSITIONS;
+
+/**
+ * The status changes that take a withdrawal in `status` to the transition's target: none when it is
+ * there already (a retried helper changes nothing); COMPLETED from PENDING passes through PROCESSING,
+ * as a real payout does. Anything else is a CONFLICT.
+ */
+export function stepsOf(status: string, name: TransitionName): Transition[] {
+  const transition: Transition = TRANSITIONS[name];
+  if (status === transition.to) return [];
+  if (name === "complete" && status === WITHDRAWAL_STATUS.PENDING) return [TRANSITIONS.process, transition];
+  if (transition.from.includes(status as WithdrawalStatus)) return [transition];
+  throw new AppError("CONFLICT", `Withdrawal is ${status}: only a ${transition.from.join(" or ")} withdrawal can be ${transition.done}`);
+}
 
 export const WITHDRAWAL_TYPES = ["BANK", "NGN_BANK", "USDC"] as const;
 export type WithdrawalType = (typeof WITHDRAWAL_TYPES)[number];
 type Selection = Pick<Prisma.WithdrawalFindFirstArgs, "select" | "include">;
-type Payout = { clientId: string; userId: string; type: WithdrawalType; currency: Currency; amount: Decimal; destination: Record<string, unknown> };
+type Payout = { clientId: string; userId: string; type: WithdrawalType; currency: Currency; amount: Decimal; developerFee: Decimal; destination: Record<string, unknown> };
 
-/** No fee is charged on withdrawals: the amount is debited in full and paid out in full. */
-const FEE = "0";
+/** We charge no fee of our own on withdrawals: the record's fee is the client's developer fee alone. */
+const OWN_FEE = 0;
 
 const newReference = () => `wd_${randomBytes(12).toString("hex")}`;
 const REFERENCE = /^wd_[0-9a-f]{24}$/;
@@ -44,8 +69,9 @@ function checkReference(reference: string): string {
 const sameName = (given: string, actual: string) => given.localeCompare(actual.trim(), undefined, { sensitivity: "accent" }) === 0;
 
 /**
- * Withdrawals: the balance in the withdrawal's own currency is debited (user against PAYOUTS) at
- * initiation, in the same transaction as the record; a failure reverses it exactly once.
+ * Withdrawals: the balance in the withdrawal's own currency is debited (user against PAYOUTS, and
+ * the developer fee against the client's revenue) at initiation, in the same transaction as the
+ * record; a failure reverses both, a return the amount only, each exactly once.
  * Ledger entries carry the withdrawal's `reference` as their referenceId.
  */
 export class WithdrawalService {
@@ -58,25 +84,29 @@ export class WithdrawalService {
     const currency = parseBankCurrency(currencyInput);
     const request = parseBankWithdrawal(currency, input);
     const amount = parseAmount(request.amount, currency);
+    const developerFee = parseDeveloperFee(request.developerFee, currency);
     const user = await this.deps.users.get(clientId, request.userId);
     assertAccountHolder(user, request);
-    return this.initiate({ clientId, userId: user.id, type: "BANK", currency, amount, destination: { currency, ...request.bankAccount } });
+    return this.initiate({ clientId, userId: user.id, type: "BANK", currency, amount, developerFee, destination: { currency, ...request.bankAccount } });
   }
 
   async toNgnBank(clientId: string, input: unknown) {
     const request = parseNgnWithdrawal(input);
     const amount = parseAmount(request.amount, "NGN");
+    const developerFee = parseDeveloperFee(request.developerFee, "NGN");
     const user = await this.deps.users.get(clientId, request.userId, { select: { id: true } });
     const { accountNumber: account, bankCode, accountName, bankName, narration } = request;
-    return this.initiate({ clientId, userId: user.id, type: "NGN_BANK", currency: "NGN", amount, destination: { account, bankCode, accountName, bankName, narration } });
+    const destination = { account, bankCode, accountName, bankName, narration };
+    return this.initiate({ clientId, userId: user.id, type: "NGN_BANK", currency: "NGN", amount, developerFee, destination });
   }
 
   async toUsdc(clientId: string, input: unknown) {
     const request = parseUsdcWithdrawal(input);
     const amount = parseAmount(request.amount, "USDC");
+    const developerFee = parseDeveloperFee(request.developerFee, "USDC");
     const user = await this.deps.users.get(clientId, request.userId, { select: { id: true } });
     const destination = { address: getAddress(request.walletAddress), network: request.network.name, chainId: request.network.chainId };
-    return this.initiate({ clientId, userId: user.id, type: "USDC", currency: "USDC", amount, destination });
+    return this.initiate({ clientId, userId: user.id, type: "USDC", currency: "USDC", amount, developerFee, destination });
   }
 
   /** Another client's withdrawal is exactly as unknown as one that does not exist. */
@@ -86,20 +116,28 @@ export class WithdrawalService {
     return withdrawal;
   }
 
-  /** The payout arrived: an open withdrawal becomes COMPLETED (a completed one is returned unchanged). */
-  complete(clientId: string, reference: string) {
-    return this.close(clientId, reference, { status: WITHDRAWAL_STATUS.COMPLETED });
+  /** The payout provider accepted the payout: PENDING → PROCESSING. */
+  process(clientId: string, reference: string) {
+    return this.move(clientId, reference, "process", {});
   }
 
-  /** The payout failed: an open withdrawal becomes FAILED and its funds return (a failed one is returned unchanged). */
+  /** The payout arrived: PENDING or PROCESSING → COMPLETED (from PENDING through PROCESSING). */
+  complete(clientId: string, reference: string) {
+    return this.move(clientId, reference, "complete", {});
+  }
+
+  /** The payout failed: PENDING or PROCESSING → FAILED, and the amount and the fee return to the balance. */
   fail(clientId: string, reference: string, reason: string | null | undefined) {
-    const failureReason = reason?.trim() || "The payout was rejected by the receiving bank";
-    if (failureReason.length > 500) throw badInput("reason must be at most 500 characters");
-    return this.close(clientId, reference, { status: WITHDRAWAL_STATUS.FAILED, failureReason });
+    return this.move(clientId, reference, "fail", { failureReason: reasonOf(reason, "The payout was rejected by the receiving bank") });
+  }
+
+  /** The bank sent a completed payout back: COMPLETED → RETURNED, and the amount returns (the developer fee is kept). */
+  returnPayout(clientId: string, reference: string, reason: string | null | undefined) {
+    return this.move(clientId, reference, "return", { returnReason: reasonOf(reason, "The receiving bank returned the payout") });
   }
 
   private async initiate(payout: Payout): Promise<Withdrawal> {
-    const { clientId, userId, currency, amount } = payout;
+    const { clientId, userId, currency, amount, developerFee } = payout;
     const initiated = await inTransaction(this.deps.prisma, async (tx) => {
       const withdrawal = await tx.withdrawal.create({
         data: {
@@ -109,12 +147,14 @@ export class WithdrawalService {
           type: payout.type,
           currency,
           amount: amount.toFixed(),
-          fee: FEE,
+          fee: developerFee.plus(OWN_FEE).toFixed(),
+          developerFee: developerFee.toFixed(),
           status: WITHDRAWAL_STATUS.PENDING,
           destination: JSON.stringify(payout.destination),
         },
       });
-      // The ledger refuses a user balance below zero (INSUFFICIENT_FUNDS), rolling the record back too.
+      // One journal debits the amount and the developer fee: the ledger's funds check covers their sum, and
+      // refuses (INSUFFICIENT_FUNDS) a balance that cannot pay both, rolling the record back too.
       await this.deps.ledger.post(prismaSql(tx), {
         clientId,
         type: "WITHDRAWAL",
@@ -122,6 +162,7 @@ export class WithdrawalService {
         postings: [
           { account: { userId, currency }, amount: amount.negated(), type: "WITHDRAWAL" },
           { account: { system: "PAYOUTS", currency }, amount, type: "WITHDRAWAL" },
+          ...developerFeePostings(userId, currency, developerFee),
         ],
       });
       await recordEvent(prismaSql(tx), { clientId, userId, type: "withdrawal.created", object: eventObject.withdrawal(withdrawal) });
@@ -132,42 +173,57 @@ export class WithdrawalService {
   }
 
   /**
-   * Open → COMPLETED or FAILED. The update is conditional on the status, so of racing closes one
-   * wins (the others wait on the row, then find it closed) and a failure is reversed exactly once.
+   * One helper's transition. The withdrawal's row is locked first, so of racing helpers one decides and
+   * writes while the others wait, then decide on what it left: the same target changes nothing, another
+   * is a CONFLICT. Each status change is its own update and event, and its money moves in the same
+   * transaction: a failure reverses the amount and the fee, a return the amount only.
    */
-  private async close(clientId: string, reference: string, change: { status: "COMPLETED" | "FAILED"; failureReason?: string }) {
+  private async move(clientId: string, reference: string, name: TransitionName, reasons: { failureReason?: string; returnReason?: string }) {
     checkReference(reference);
-    const { withdrawal, closed } = await inTransaction(this.deps.prisma, async (tx) => {
-      const moved = await tx.withdrawal.updateMany({ where: { reference, clientId, status: { in: OPEN } }, data: change });
-      const withdrawal = await tx.withdrawal.findFirst({ where: { reference, clientId } });
-      if (!withdrawal) throw notFound("Withdrawal");
-      if (moved.count === 0 && withdrawal.status !== change.status) {
-        throw new AppError("CONFLICT", `Withdrawal is already ${withdrawal.status}`);
+    const { withdrawal, changed } = await inTransaction(this.deps.prisma, async (tx) => {
+      const [locked] = await prismaSql(tx).query<{ status: string }>("withdrawal_lock", LOCK_WITHDRAWAL, [reference, clientId]);
+      if (!locked) throw notFound("Withdrawal");
+      const changed: WithdrawalStatus[] = [];
+      let withdrawal: Withdrawal | null = null;
+      for (const step of stepsOf(locked.status, name)) {
+        withdrawal = await tx.withdrawal.update({ where: { reference }, data: { status: step.to, ...(step.to === TRANSITIONS[name].to ? reasons : {}) } });
+        if (step.to === WITHDRAWAL_STATUS.FAILED) await this.giveBack(tx, withdrawal, { developerFee: true });
+        if (step.to === WITHDRAWAL_STATUS.RETURNED) await this.giveBack(tx, withdrawal, { developerFee: false });
+        await recordEvent(prismaSql(tx), { clientId, userId: withdrawal.userId, type: step.event, object: eventObject.withdrawal(withdrawal) });
+        changed.push(step.to);
       }
-      if (moved.count && change.status === WITHDRAWAL_STATUS.FAILED) await this.reverse(tx, withdrawal);
-      if (moved.count) {
-        const type = change.status === WITHDRAWAL_STATUS.COMPLETED ? "withdrawal.completed" : "withdrawal.failed";
-        await recordEvent(prismaSql(tx), { clientId, userId: withdrawal.userId, type, object: eventObject.withdrawal(withdrawal) });
-      }
-      return { withdrawal, closed: moved.count > 0 };
+      return { withdrawal: withdrawal ?? (await tx.withdrawal.findFirstOrThrow({ where: { reference, clientId } })), changed };
     });
-    if (closed) this.deps.metrics.withdrawals.inc({ type: withdrawal.type, status: change.status });
+    for (const status of changed) this.deps.metrics.withdrawals.inc({ type: withdrawal.type, status });
     return withdrawal;
   }
 
-  private reverse(tx: Tx, withdrawal: Withdrawal) {
+  /** WITHDRAWAL_REVERSAL: the amount back from PAYOUTS and, unless the client keeps it, the developer fee back from its revenue. */
+  private giveBack(tx: Tx, withdrawal: Withdrawal, refund: { developerFee: boolean }) {
     const amount = new Exact(withdrawal.amount.toString());
+    const developerFee = refund.developerFee ? new Exact(withdrawal.developerFee.toString()) : new Exact(0);
     const { clientId, userId, currency } = withdrawal;
-    return this.deps.ledger.post(prismaSql(tx), {
-      clientId,
-      type: "WITHDRAWAL_REVERSAL",
-      referenceId: withdrawal.reference,
-      postings: [
-        { account: { userId, currency }, amount, type: "WITHDRAWAL_REVERSAL" },
-        { account: { system: "PAYOUTS", currency }, amount: amount.negated(), type: "WITHDRAWAL_REVERSAL" },
-      ],
-    });
+    const postings: Posting[] = [
+      { account: { userId, currency }, amount, type: "WITHDRAWAL_REVERSAL" },
+      { account: { system: "PAYOUTS", currency }, amount: amount.negated(), type: "WITHDRAWAL_REVERSAL" },
+    ];
+    if (!developerFee.isZero()) {
+      postings.push(
+        { account: { userId, currency }, amount: developerFee, type: "WITHDRAWAL_REVERSAL" },
+        { account: { system: "CLIENT_REVENUE", currency }, amount: developerFee.negated(), type: "WITHDRAWAL_REVERSAL" },
+      );
+    }
+    return this.deps.ledger.post(prismaSql(tx), { clientId, type: "WITHDRAWAL_REVERSAL", referenceId: withdrawal.reference, postings });
   }
+}
+
+/** Locks the client's withdrawal for the rest of the transaction (helpers on it queue here). */
+const LOCK_WITHDRAWAL = `SELECT "status" FROM "withdrawals" WHERE "reference" = $1 AND "clientId" = $2::uuid FOR UPDATE`;
+
+function reasonOf(reason: string | null | undefined, fallback: string): string {
+  const text = reason?.trim() || fallback;
+  if (text.length > 500) throw badInput("reason must be at most 500 characters");
+  return text;
 }
 
 /** First-party payouts only: the account holder named in the request must be the user. */

@@ -27,6 +27,7 @@ export const BankWithdrawal = z.object({
   lastName: text("lastName"),
   dob: z.string({ error: "dob is required" }).regex(/^\d{4}-\d{2}-\d{2}$/, "dob must be a date YYYY-MM-DD"),
   amount: z.unknown(),
+  developerFee: z.unknown().optional(),
   bankAccount: z.object(
     {
       account: text("bankAccount.account", 40),
@@ -40,6 +41,7 @@ export const BankWithdrawal = z.object({
 export const NgnWithdrawal = z.object({
   userId: uuid("userId"),
   amount: z.unknown(),
+  developerFee: z.unknown().optional(),
   accountNumber: z.string({ error: "accountNumber is required" }).trim().regex(/^\d{10}$/, "accountNumber must be a 10-digit NUBAN"),
   bankCode: z.string({ error: "bankCode is required" }).trim().regex(/^\d{3}$/, "bankCode must be a 3-digit bank code"),
   accountName: text("accountName"),
@@ -51,6 +53,7 @@ export const NgnWithdrawal = z.object({
 export const UsdcWithdrawal = z.object({
   userId: uuid("userId"),
   amount: z.unknown(),
+  developerFee: z.unknown().optional(),
   walletAddress: z.string({ error: "walletAddress is required" }).trim(),
   network: z.string({ error: "network is required" }),
   chainId: z.number({ error: "chainId is required" }).int("chainId must be an integer"),

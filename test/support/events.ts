@@ -31,7 +31,7 @@ export async function waitForEvents(server: TestServer, tenant: Tenant, count: n
 /**
  * Drives one user through every kind of activity that writes an event: a virtual account and a
  * completed fiat deposit (which converts to USDC), a failed on-chain deposit, a card debit, a
- * conversion, an NGN withdrawal completed and one failed, an API key created and revoked.
+ * conversion, an NGN withdrawal completed (through PROCESSING) and one failed, an API key created and revoked.
  */
 export async function everyKindOfActivity(server: TestServer, tenant: Tenant) {
   const ok = (res: { status: number; body: unknown }, status = 200) => {
@@ -71,6 +71,7 @@ export const ACTIVITY_EVENT_TYPES = [
   "card.transaction.created",
   "conversion.completed",
   "withdrawal.created",
+  "withdrawal.processing",
   "withdrawal.completed",
   "withdrawal.created",
   "withdrawal.failed",

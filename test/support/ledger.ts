@@ -44,4 +44,5 @@ export async function expectLedgerInvariants(server: TestServer, clientId: strin
   }
   const house = await server.app.services.ledger.verifyHouse(clientId);
   expect(house.chains.flatMap((chain) => chain.problems.map((problem) => `${chain.code}#${chain.shard} ${chain.currency}: ${problem}`))).toEqual([]);
+  expect(house.problems).toEqual([]);
 }

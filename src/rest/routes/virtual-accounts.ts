@@ -2,6 +2,7 @@ import { z } from "zod";
 import { graphql } from "../../graphql/typed.js";
 import { VirtualAccountFields, virtualAccountBody } from "../../accounts/virtual-account-representation.js";
 import { CreateVirtualAccount } from "../../accounts/virtual-account-service.js";
+import { MAX_DEVELOPER_FEE_PERCENT } from "../../developer-fees/rules.js";
 import { VIRTUAL_ACCOUNT_CURRENCIES } from "../../accounts/virtual-account-currencies.js";
 import { doc, named } from "../docs.js";
 import { examples } from "../examples.js";
@@ -15,6 +16,7 @@ const common = {
   destinationAsset: z.string().describe("USDC, USDT or DAI"),
   destinationNetwork: z.string().describe("ETHEREUM, POLYGON, BASE, ARBITRUM or OPTIMISM"),
   destinationAddress: z.string(),
+  developerFeePercent: z.number().optional().describe("the client's own fee on each deposit, in percent; present only when the account charges one"),
 };
 /** The two shapes of the contract: NGN, and the bank shape of USD, EUR, MXN, BRL. */
 export const VirtualAccount = z.union([
@@ -42,6 +44,7 @@ export const virtualAccountRoutes = [
         destinationAsset: code(body.destinationAsset),
         destinationNetwork: code(body.destinationNetwork),
         address: body.address,
+        developerFeePercent: body.developerFeePercent,
       },
     }),
     result: (data) => virtualAccountBody(data.createVirtualAccount),
@@ -49,10 +52,20 @@ export const virtualAccountRoutes = [
       summary: "Open a virtual bank account whose deposits are converted and forwarded on-chain",
       description: "Fiat that arrives is converted at once to `destinationAsset` and sent to the address (default: the user's wallet).",
       params: { currency: doc.oneOf(VIRTUAL_ACCOUNT_CURRENCIES, "the account's currency") },
-      body: named("CreateVirtualAccountRequest", CreateVirtualAccount),
+      body: named(
+        "CreateVirtualAccountRequest",
+        CreateVirtualAccount.extend({
+          developerFeePercent: z
+            .number()
+            .min(0)
+            .max(MAX_DEVELOPER_FEE_PERCENT)
+            .optional()
+            .describe("the client's own fee on each deposit (like Bridge's developer_fee_percent): 0 to 10 percent, at most 2 decimals, default 0. It is taken from the converted amount, in destinationAsset, before forwarding, and credited to the client's revenue (GET /v1/balances)"),
+        }),
+      ),
       response: VirtualAccount,
       errors: ["NOT_FOUND", "PROVIDER_ERROR"],
-      example: { body: { userId: examples.userId }, response: examples.ngnAccount },
+      example: { body: { userId: examples.userId, developerFeePercent: 1.5 }, response: { ...examples.ngnAccount, developerFeePercent: 1.5 } },
     },
   }),
 ];

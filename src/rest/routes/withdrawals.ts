@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { graphql } from "../../graphql/typed.js";
 import { WithdrawalFields, withdrawalBody } from "../../withdrawals/representation.js";
+import { WITHDRAWAL_STATUSES } from "../../withdrawals/service.js";
 import { BANK_CURRENCIES, BankWithdrawal, NgnWithdrawal, UsdcWithdrawal } from "../../withdrawals/validation.js";
 import { NETWORK_NAMES } from "../../providers/chains.js";
 import { doc, named, withAmount } from "../docs.js";
@@ -13,15 +14,27 @@ const Withdrawal = named("Withdrawal", z.object({
   type: z.string().describe("BANK, NGN_BANK or USDC"),
   currency: z.string(),
   amount: doc.money,
-  fee: doc.money,
-  status: z.string().describe("PENDING, PROCESSING, COMPLETED or FAILED"),
+  fee: doc.money.describe("our own fee (none today) plus developerFee"),
+  developerFee: doc.money.optional().describe("the client's own fee (part of fee), present only when the withdrawal carries one"),
+  status: z.enum(WITHDRAWAL_STATUSES).describe("PENDING → PROCESSING → COMPLETED; FAILED from PENDING or PROCESSING; RETURNED from COMPLETED"),
   destination: z.string().describe("the account paid, masked: ****6789, or the ends of the address: 0xA0b8…eB48"),
-  failureReason: z.string().nullable(),
+  failureReason: z.string().nullable().describe("why it FAILED; null otherwise"),
+  returnReason: z.string().nullable().describe("why the bank returned it; null until RETURNED"),
   createdAt: doc.timestamp,
   updatedAt: doc.timestamp,
 }));
 const HOLDER = { userId: examples.userId, firstName: "Ada", lastName: "Lovelace", dob: "1990-05-17" };
 const REFERENCE = { reference: "the withdrawal's reference" };
+
+/** Every withdrawal body: the amount and the optional developer fee as JSON numbers. */
+const withFees = <T extends Parameters<typeof withAmount>[0]>(schema: T) =>
+  withAmount(schema).extend({
+    developerFee: z
+      .number()
+      .min(0)
+      .optional()
+      .describe("the client's own fee in the withdrawal's currency, ≥ 0 (default 0): debited with the amount (the balance must cover both), credited to the client's revenue (GET /v1/balances); refunded if the withdrawal fails, kept if it is returned"),
+  });
 
 /** The contract's legacy behaviour: insufficient funds on any withdrawal path is a 500 {error, details}. */
 const LEGACY_FUNDS_ERROR = { INSUFFICIENT_FUNDS: { status: 500 } } as const;
@@ -58,6 +71,7 @@ export const withdrawalRoutes = [
         lastName: body.lastName,
         dob: body.dob,
         amount: body.amount,
+        developerFee: body.developerFee,
         bankAccount: body.bankAccount,
       },
     }),
@@ -74,7 +88,7 @@ export const withdrawalRoutes = [
       summary: "Withdraw to the user's own bank account",
       description: "The holder's names and date of birth must match the user. Bank details are checked per currency (ABA, IBAN/BIC, CLABE, BRL bank-branch).",
       params: { currency: doc.oneOf(BANK_CURRENCIES, "the account's currency") },
-      body: named("BankWithdrawalRequest", withAmount(BankWithdrawal)),
+      body: named("BankWithdrawalRequest", withFees(BankWithdrawal)),
       response: z.object({
         success: z.boolean(),
         message: z.string(),
@@ -98,6 +112,7 @@ export const withdrawalRoutes = [
       input: {
         userId: body.userId,
         amount: body.amount,
+        developerFee: body.developerFee,
         accountNumber: body.accountNumber,
         bankCode: body.bankCode,
         accountName: body.accountName,
@@ -109,12 +124,12 @@ export const withdrawalRoutes = [
     errors: LEGACY_FUNDS_ERROR,
     docs: {
       summary: "Withdraw NGN to a Nigerian bank account (NUBAN)",
-      body: named("NgnWithdrawalRequest", withAmount(NgnWithdrawal)),
+      body: named("NgnWithdrawalRequest", withFees(NgnWithdrawal)),
       response: Withdrawal,
       errors: ["NOT_FOUND", "INSUFFICIENT_FUNDS"],
       example: {
-        body: { userId: examples.userId, amount: 20000, accountNumber: "0123456789", bankCode: "058", accountName: "Ada Lovelace", narration: "rent" },
-        response: examples.withdrawal,
+        body: { userId: examples.userId, amount: 20000, developerFee: 150, accountNumber: "0123456789", bankCode: "058", accountName: "Ada Lovelace", narration: "rent" },
+        response: { ...examples.withdrawal, fee: 150, developerFee: 150 },
       },
     },
   }),
@@ -123,13 +138,13 @@ export const withdrawalRoutes = [
     path: "/v1/withdrawals/usdc",
     operation: graphql(`mutation ($input: WithdrawUsdcInput!) { withdrawUsdc(input: $input) { ...WithdrawalFields } }`, [WithdrawalFields]),
     variables: ({ body }) => ({
-      input: { userId: body.userId, amount: body.amount, walletAddress: body.walletAddress, network: code(body.network), chainId: body.chainId },
+      input: { userId: body.userId, amount: body.amount, developerFee: body.developerFee, walletAddress: body.walletAddress, network: code(body.network), chainId: body.chainId },
     }),
     result: (data) => withdrawalBody(data.withdrawUsdc),
     errors: LEGACY_FUNDS_ERROR,
     docs: {
       summary: "Withdraw USDC on-chain",
-      body: named("UsdcWithdrawalRequest", withAmount(UsdcWithdrawal).extend({ network: doc.oneOf(NETWORK_NAMES, "the chain; must agree with chainId") })),
+      body: named("UsdcWithdrawalRequest", withFees(UsdcWithdrawal).extend({ network: doc.oneOf(NETWORK_NAMES, "the chain; must agree with chainId") })),
       response: Withdrawal,
       errors: ["NOT_FOUND", "INSUFFICIENT_FUNDS"],
       example: {
@@ -163,7 +178,25 @@ export const withdrawalRoutes = [
   }),
 ];
 
+const HELPER_RULE =
+  "A withdrawal already in the target status is answered unchanged (a retried helper writes nothing); any other transition not allowed from its status is 409 {error}, writing nothing.";
+
 export const sandboxWithdrawalRoutes = [
+  route({
+    method: "POST",
+    path: "/v1/sandbox/withdrawals/:reference/process",
+    operation: graphql(`mutation ($reference: ID!) { processWithdrawal(reference: $reference) { ...WithdrawalFields } }`, [WithdrawalFields]),
+    variables: ({ params }) => ({ reference: params.reference }),
+    result: (data) => withdrawalBody(data.processWithdrawal),
+    docs: {
+      summary: "Sandbox: the payout provider accepts the payout (PENDING → PROCESSING)",
+      description: HELPER_RULE,
+      params: REFERENCE,
+      response: Withdrawal,
+      errors: ["NOT_FOUND", "CONFLICT"],
+      example: { response: { ...examples.withdrawal, status: "PROCESSING" } },
+    },
+  }),
   route({
     method: "POST",
     path: "/v1/sandbox/withdrawals/:reference/complete",
@@ -171,7 +204,8 @@ export const sandboxWithdrawalRoutes = [
     variables: ({ params }) => ({ reference: params.reference }),
     result: (data) => withdrawalBody(data.completeWithdrawal),
     docs: {
-      summary: "Sandbox: the payout succeeds",
+      summary: "Sandbox: the payout succeeds (PENDING or PROCESSING → COMPLETED)",
+      description: `From PENDING it passes through PROCESSING: both changes are recorded, with their events. ${HELPER_RULE}`,
       params: REFERENCE,
       response: Withdrawal,
       errors: ["NOT_FOUND", "CONFLICT"],
@@ -185,12 +219,32 @@ export const sandboxWithdrawalRoutes = [
     variables: ({ params, body }) => ({ reference: params.reference, reason: body.reason }),
     result: (data) => withdrawalBody(data.failWithdrawal),
     docs: {
-      summary: "Sandbox: the payout fails and the amount returns to the balance",
+      summary: "Sandbox: the payout fails (PENDING or PROCESSING → FAILED); the amount and the fee return to the balance",
+      description: `A WITHDRAWAL_REVERSAL restores the amount and the developer fee. ${HELPER_RULE}`,
       params: REFERENCE,
       body: doc.sandboxFailure,
       response: Withdrawal,
       errors: ["NOT_FOUND", "CONFLICT"],
       example: { body: { reason: "account closed" }, response: { ...examples.withdrawal, status: "FAILED", failureReason: "account closed" } },
+    },
+  }),
+  route({
+    method: "POST",
+    path: "/v1/sandbox/withdrawals/:reference/return",
+    operation: graphql(`mutation ($reference: ID!, $reason: String) { returnWithdrawal(reference: $reference, reason: $reason) { ...WithdrawalFields } }`, [WithdrawalFields]),
+    variables: ({ params, body }) => ({ reference: params.reference, reason: body.reason }),
+    result: (data) => withdrawalBody(data.returnWithdrawal),
+    docs: {
+      summary: "Sandbox: the bank sends a completed payout back (COMPLETED → RETURNED); the amount returns, the developer fee is kept",
+      description: `A WITHDRAWAL_REVERSAL restores the amount only. ${HELPER_RULE}`,
+      params: REFERENCE,
+      body: z.object({ reason: z.string().optional().describe("why the bank returned it (returnReason; at most 500 characters)") }),
+      response: Withdrawal,
+      errors: ["NOT_FOUND", "CONFLICT"],
+      example: {
+        body: { reason: "beneficiary account closed" },
+        response: { ...examples.withdrawal, status: "RETURNED", returnReason: "beneficiary account closed" },
+      },
     },
   }),
 ];
