@@ -15,3 +15,11 @@ export function checkIdCursors(args: { after?: string | null; before?: string | 
     if (!id || !isUuid(id)) throw badInput(`${name} must be a cursor this connection returned`);
   }
 }
+
+/**
+ * The connection cursor of a record id, for REST lists that page `after` an id; anything else is
+ * passed on as given (then refused by checkIdCursors as not a cursor of the connection).
+ */
+export function idCursor(value: unknown): unknown {
+  return typeof value === "string" && isUuid(value) ? Buffer.from(`GPC:S:${value}`).toString("base64") : value;
+}
