@@ -1,3 +1,4 @@
+import { badInput } from "../errors.js";
 import { builder } from "../graphql/builder.js";
 import { clientIdOf, requireSandbox } from "../graphql/context.js";
 import { checkIdCursors } from "../graphql/cursors.js";
@@ -6,7 +7,7 @@ import { NEWEST_FIRST_RECORDS } from "../ledger/service.js";
 import type { Currency } from "../providers/fx.js";
 import { AUTHORIZATION_STATUSES, DECLINE_REASONS, type AuthorizationStatus, type DeclineReason } from "./authorizations.js";
 
-type ConnectionCursors = Parameters<typeof checkIdCursors>[0];
+type ConnectionArgs = Parameters<typeof checkIdCursors>[0] & { first?: number | null; last?: number | null };
 
 const CardAuthorizationStatusEnum = builder.enumType("CardAuthorizationStatus", {
   description: "PENDING holds the amount on the USD balance until CAPTURED, REVERSED or EXPIRED; DECLINED never held anything.",
@@ -48,8 +49,13 @@ builder.prismaObjectFields("User", (t) => ({
       maxSize: 100,
       // Read by the query cost rule.
       extensions: { defaultPageSize: 20 },
-      // With arguments of its own, the query's args are typed as those alone; the connection's cursors are there too.
-      query: (args) => (checkIdCursors(args as typeof args & ConnectionCursors), { where: args.status ? { status: args.status } : {}, orderBy: NEWEST_FIRST_RECORDS }),
+      query: (args) => {
+        // With arguments of its own, the query's args are typed as those alone; the connection's are there too.
+        const paging = args as typeof args & ConnectionArgs;
+        checkIdCursors(paging);
+        if ((paging.first ?? 1) < 1 || (paging.last ?? 1) < 1) throw badInput("the page size (first or last; limit on REST) must be an integer from 1 to 100");
+        return { where: args.status ? { status: args.status } : {}, orderBy: NEWEST_FIRST_RECORDS };
+      },
     },
     { name: "CardAuthorizationConnection" },
     { name: "CardAuthorizationEdge" },

@@ -50,6 +50,7 @@ export class CardAuthorizationService {
     const card = await this.deps.prisma.card.findFirst({ where: { userId: user.id, clientId }, select: { id: true } });
     return inTransaction(this.deps.prisma, async (tx) => {
       const declineReason = card ? await this.hold(tx, clientId, { userId: user.id, currency: CARD_CURRENCY, amount }) : "NO_CARD";
+      const createdAt = new Date();
       const authorization = await tx.cardAuthorization.create({
         data: {
           clientId,
@@ -60,7 +61,8 @@ export class CardAuthorizationService {
           merchant,
           status: declineReason ? "DECLINED" : "PENDING",
           declineReason,
-          expiresAt: new Date(Date.now() + this.deps.ttlMs),
+          createdAt,
+          expiresAt: new Date(createdAt.getTime() + this.deps.ttlMs),
         },
       });
       await this.recordEvent(tx, "card.authorization.created", authorization);

@@ -17,9 +17,9 @@ export function checkIdCursors(args: { after?: string | null; before?: string | 
 }
 
 /**
- * The connection cursor of a record id, for REST lists that page `after` an id; anything else is
- * passed on as given (then refused by checkIdCursors as not a cursor of the connection).
+ * The connection cursor of a record id, for REST lists that page `after` an id (text that is not
+ * an id becomes a cursor checkIdCursors refuses, naming the argument).
  */
 export function idCursor(value: unknown): unknown {
-  return typeof value === "string" && isUuid(value) ? Buffer.from(`GPC:S:${value}`).toString("base64") : value;
+  return typeof value === "string" ? Buffer.from(`GPC:S:${value}`).toString("base64") : value;
 }
