@@ -174,7 +174,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
           if (config.sandbox) settler = startDepositSettler({ deposits: services.deposits, sandbox: services.sandboxDeposits, logger });
           if (config.webhookDelivery) services.deliveryWorker.start();
           if (config.retention.enabled) services.retention.start();
-          services.cardAuthorizationExpiry.start();
+          if (config.cardAuthorizationExpiry) services.cardAuthorizationExpiry.start();
           resolve(url);
         });
       });

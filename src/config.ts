@@ -71,6 +71,8 @@ const EnvSchema = z.object({
       if (!delays) ctx.addIssue({ code: "custom", message: "must be comma-separated durations with units ms, s, m, h or d (for example 5s,5m,30m)" });
       return delays ?? [];
     }),
+  /** Whether this instance runs the card authorization expiry (every instance may; one works at a time). */
+  CARD_AUTHORIZATION_EXPIRY: booleanFlag.default(true),
   /** How long a PENDING card authorization holds funds before it expires. */
   CARD_AUTHORIZATION_TTL: z
     .string()
@@ -148,6 +150,8 @@ export type Config = {
   webhookLeaseMarginMs: number;
   /** A PENDING card authorization expires (its hold released) this long after it was made. */
   cardAuthorizationTtlMs: number;
+  /** Whether this instance runs the expiry of card authorizations. */
+  cardAuthorizationExpiry: boolean;
   retention: RetentionSettings;
   /**
    * Whether webhook endpoints may be http and point at loopback, private, link-local or other
@@ -265,6 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookLeaseMarginMs: e.WEBHOOK_LEASE_MARGIN_MS,
     cardAuthorizationTtlMs: e.CARD_AUTHORIZATION_TTL,
+    cardAuthorizationExpiry: e.CARD_AUTHORIZATION_EXPIRY,
     retention: {
       enabled: e.RETENTION,
       intervalMs: e.RETENTION_INTERVAL_MS,

@@ -20,8 +20,8 @@ const LIST = `query ($id: ID!, $status: CardAuthorizationStatus, $first: Int, $a
   user(id: $id) { cardAuthorizations(status: $status, first: $first, after: $after) { edges { cursor node { id status amount } } pageInfo { hasNextPage } } }
 }`;
 
-const cardTransactions = async (tenant: Tenant, userId: string) =>
-  (await rest(server, "GET", `/v1/virtual-cards/transactions/${userId}/1`, { headers: tenant.headers })).body.transactions as { id: string; amount: number; balance: number; description: string; status: string }[];
+const cardTransactions = async (tenant: Tenant, userId: string, on = server) =>
+  (await rest(on, "GET", `/v1/virtual-cards/transactions/${userId}/1`, { headers: tenant.headers })).body.transactions as { id: string; amount: number; balance: number; description: string; status: string }[];
 
 describe("POST /v1/sandbox/card-authorizations", () => {
   it("holds the amount on USD available (posted unchanged) and answers the PENDING authorization", async () => {
@@ -190,6 +190,29 @@ describe("capture and reverse", () => {
   });
 });
 
+describe("verification", () => {
+  it("a held amount that is not what the pending authorizations hold fails verify, on REST and GraphQL", async () => {
+    const { tenant, userId } = await cardholder(server, "100");
+    await authorize(server, tenant, { userId, amount: 30, merchant: "Hotel" });
+    const verify = () => rest(server, "GET", `/v1/transactions/ledger/${userId}/verify`, { headers: tenant.headers });
+    expect((await verify()).body.valid).toBe(true);
+    await server.app.db.prisma.ledgerAccount.updateMany({ where: { clientId: tenant.clientId, userId, currency: "USD" }, data: { held: "20" } });
+    const report = (await verify()).body;
+    expect(report.valid).toBe(false);
+    expect(report.chains.find((c: { currency: string }) => c.currency === "USD").problems).toEqual(["held 20 differs from the pending card authorizations, 30"]);
+    const graph = await gql(server, `query ($id: ID!) { user(id: $id) { ledgerVerification { valid chains { problems } } } }`, { id: userId }, tenant.headers);
+    expect(graph.body.data.user.ledgerVerification).toEqual({ valid: false, chains: [{ problems: ["held 20 differs from the pending card authorizations, 30"] }] });
+  });
+
+  it("the database refuses a held amount above the balance, whatever writes it", async () => {
+    const { tenant, userId } = await cardholder(server, "100");
+    const where = { clientId: tenant.clientId, userId, currency: "USD" };
+    await expect(server.app.db.prisma.ledgerAccount.updateMany({ where, data: { held: "100.01" } })).rejects.toThrow();
+    await expect(server.app.db.prisma.ledgerAccount.updateMany({ where, data: { held: "-1" } })).rejects.toThrow();
+    await expect(server.app.db.prisma.ledgerAccount.updateMany({ where: { clientId: tenant.clientId, userId: null }, data: { held: "1" } })).rejects.toThrow();
+  });
+});
+
 describe("GraphQL", () => {
   it("simulateCardAuthorization, captureCardAuthorization and reverseCardAuthorization drive the same rules, with enums", async () => {
     const { tenant, userId } = await cardholder(server, "30");
@@ -312,6 +335,56 @@ describe("events", () => {
     expect(events[5].data.object).toEqual(reversedBody);
     const filtered = await rest(server, "GET", "/v1/events?type=card.authorization.captured", { headers: tenant.headers });
     expect(filtered.body.data.map((e: { data: { object: { id: string } } }) => e.data.object.id)).toEqual([captured.id]);
+  });
+});
+
+describe("expiry (CARD_AUTHORIZATION_TTL)", () => {
+  let quick: TestServer;
+  beforeAll(async () => {
+    quick = await startServer({ env: { CARD_AUTHORIZATION_TTL: "500ms", CARD_AUTHORIZATION_EXPIRY: "on" } });
+  });
+  afterAll(() => quick?.stop());
+
+  const statusOf = async (tenant: Tenant, userId: string, id: string) =>
+    (await rest(quick, "GET", `/v1/virtual-cards/authorizations/${userId}`, { headers: tenant.headers })).body.data.find((a: { id: string }) => a.id === id)?.status;
+
+  it("a PENDING authorization past its TTL becomes EXPIRED by itself: hold released, event recorded, capture and reverse 409", async () => {
+    const { tenant, userId } = await cardholder(quick, "100");
+    const { body: held } = await authorize(quick, tenant, { userId, amount: 60, merchant: "Hotel" });
+    expect(new Date(held.expiresAt).getTime() - new Date(held.createdAt).getTime()).toBe(500);
+    const deadline = Date.now() + 10_000;
+    while ((await statusOf(tenant, userId, held.id)) === "PENDING" && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await statusOf(tenant, userId, held.id)).toBe("EXPIRED");
+    expect(await usdBalances(quick, tenant, userId)).toEqual({ currency: "USD", posted: 100, pending: 100, available: 100 });
+    for (const res of [await capture(quick, tenant, held.id), await reverse(quick, tenant, held.id)]) {
+      expect(res.status).toBe(409);
+      expect(res.body.error).toContain("EXPIRED");
+    }
+    const events = (await allEvents(quick, tenant)).filter((e) => e.type === "card.authorization.expired");
+    expect(events.map((e) => e.data.object)).toEqual([expect.objectContaining({ id: held.id, status: "EXPIRED" })]);
+    await expectLedgerInvariants(quick, tenant.clientId);
+  });
+
+  it("past its expiry, a capture or reversal is refused (409) even before the expiry has run, and writes nothing", async () => {
+    const expiry = quick.app.services.cardAuthorizationExpiry;
+    await expiry.stop();
+    try {
+      const { tenant, userId } = await cardholder(quick, "100");
+      const { body: held } = await authorize(quick, tenant, { userId, amount: 60, merchant: "Hotel" });
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      const res = await capture(quick, tenant, held.id);
+      expect(res.status).toBe(409);
+      // Another test's instance may have expired it meanwhile: refused either way.
+      expect(res.body.error).toMatch(/has expired|already EXPIRED/);
+      expect(errorCodes(await gql(quick, REVERSE, { id: held.id }, tenant.headers))).toEqual(["CONFLICT"]);
+      expect(await cardTransactions(tenant, userId, quick)).toEqual([]);
+      await expiry.runOnce();
+      expect(await statusOf(tenant, userId, held.id)).toBe("EXPIRED");
+      expect(await usdBalances(quick, tenant, userId)).toEqual({ currency: "USD", posted: 100, pending: 100, available: 100 });
+      await expectLedgerInvariants(quick, tenant.clientId);
+    } finally {
+      expiry.start();
+    }
   });
 });
 
