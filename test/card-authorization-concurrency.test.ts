@@ -41,6 +41,7 @@ describe("holds under concurrency", needs(REQUIREMENTS.postgres), () => {
       Array.from({ length: 20 }, () => rest(server, "POST", "/v1/withdrawal/usd", { headers: tenant.headers, body: bankWithdrawalBody(userId, "USD", 10.01) })),
     );
     expect(statusCounts(results)).toEqual({ 200: 5, 500: 15 });
+    for (const refused of results.filter((r) => r.status === 500)) expect(refused.body.details).toMatch(/^USD available balance .* \(balance .*, held 40\) is less than 10.01$/);
     expect(await usdBalances(server, tenant, userId)).toEqual({ currency: "USD", posted: 49.95, pending: 9.95, available: 9.95 });
     await expectLedgerInvariants(server, tenant.clientId);
   });
