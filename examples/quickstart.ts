@@ -5,6 +5,9 @@
 // API_KEY is the key `npm start` printed on its first run (or one from `npm run client:create`).
 // It creates a user, opens an NGN virtual account, has the sandbox send money to it, watches the
 // deposit over a GraphQL subscription until it is COMPLETED, and prints the user's ledger and balances.
+// Then it converts some USDC to USD, pays with the user's card: an authorization holds funds
+// (available falls, posted does not) until it is captured (a card debit is posted), and prints the
+// balances at each step.
 import { createClient } from "graphql-ws";
 import WebSocket from "ws";
 
@@ -16,6 +19,8 @@ type User = { id: string; email: string };
 type VirtualAccount = { accountNumber: string; bankName: string; destinationAsset: string; destinationAddress: string };
 type Deposit = { id: string; status: string; amount: number | string; currency: string };
 type LedgerEntry = { type: string; currency: string; amount: number; balanceAfter: number; referenceId: string | null };
+type Balances = { userId: string; balances: { currency: string; posted: number; pending: number; available: number }[] };
+type CardAuthorization = { id: string; amount: number; merchant: string; status: string; declineReason: string | null; capturedAmount: number | null };
 
 /** One REST call with the API key; anything but a 2xx stops the example with the server's answer. */
 async function rest<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
@@ -85,12 +90,34 @@ async function main() {
   const ledger = await rest<LedgerEntry[]>("GET", `/v1/transactions/ledger/${user.id}`);
   console.log("\nledger");
   console.table(ledger.reverse().map(({ type, currency, amount, balanceAfter, referenceId }) => ({ type, currency, amount, balanceAfter, referenceId })));
-  const { user: withBalances } = await graphql<{ user: { balances: { currency: string; balance: string }[] } }>(
-    `query ($id: ID!) { user(id: $id) { balances { currency balance } } }`,
+  const { user: withBalances } = await graphql<{ user: { balances: { currency: string; posted: string; pending: string; available: string }[] } }>(
+    `query ($id: ID!) { user(id: $id) { balances { currency posted pending available } } }`,
     { id: user.id },
   );
   console.log("balances");
   console.table(withBalances.balances);
+
+  // 6. Card spending is in USD: convert some USDC, and issue the user's USD card.
+  await rest("POST", "/v1/conversion", { userId: user.id, from: "USDC", to: "USD", amount: 20 });
+  await rest("GET", `/v1/virtual-cards/${user.id}`);
+
+  // 7. A hotel authorizes 12.50 on the card: the amount is held (available falls, posted does not)...
+  const hold = await rest<CardAuthorization>("POST", "/v1/sandbox/card-authorizations", { userId: user.id, amount: 12.5, merchant: "Hotel Sandbox" });
+  if (hold.status !== "PENDING") throw new Error(`the authorization was ${hold.status} (${hold.declineReason})`);
+  console.log(`\nauthorization ${hold.id} ${hold.amount} USD at ${hold.merchant}: ${hold.status}`);
+  await printUsdBalances(user.id, "while held");
+
+  // 8. ...and captures 10.00 at check-out: the hold is released and a 10.00 card debit posted.
+  const captured = await rest<CardAuthorization>("POST", `/v1/sandbox/card-authorizations/${hold.id}/capture`, { amount: 10 });
+  console.log(`captured     ${captured.capturedAmount} USD: ${captured.status}`);
+  await printUsdBalances(user.id, "after capture");
+}
+
+/** The user's USD row of GET /v1/balances/{userId}: posted (the ledger), pending and available. */
+async function printUsdBalances(userId: string, when: string) {
+  const { balances } = await rest<Balances>("GET", `/v1/balances/${userId}`);
+  const usd = balances.find((row) => row.currency === "USD");
+  console.log(`USD ${when.padEnd(13)} posted ${usd?.posted}, pending ${usd?.pending}, available ${usd?.available}`);
 }
 
 /**

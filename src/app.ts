@@ -174,6 +174,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
           if (config.sandbox) settler = startDepositSettler({ deposits: services.deposits, sandbox: services.sandboxDeposits, logger });
           if (config.webhookDelivery) services.deliveryWorker.start();
           if (config.retention.enabled) services.retention.start();
+          if (config.cardAuthorizationExpiry) services.cardAuthorizationExpiry.start();
           resolve(url);
         });
       });
@@ -191,6 +192,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
       await services.credentials.close();
       await services.deliveryWorker.stop();
       await services.retention.stop();
+      await services.cardAuthorizationExpiry.stop();
       mailer.close();
       redis?.disconnect();
       await bus.close();

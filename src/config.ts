@@ -68,21 +68,37 @@ const EnvSchema = z.object({
     .default("5s,5m,30m,2h,5h,10h,10h")
     .transform((value, ctx) => {
       const delays = parseDurations(value);
-      if (!delays) ctx.addIssue({ code: "custom", message: "must be comma-separated durations with units ms, s, m or h (for example 5s,5m,30m)" });
+      if (!delays) ctx.addIssue({ code: "custom", message: "must be comma-separated durations with units ms, s, m, h or d (for example 5s,5m,30m)" });
       return delays ?? [];
+    }),
+  /** Whether this instance runs the card authorization expiry (every instance may; one works at a time). */
+  CARD_AUTHORIZATION_EXPIRY: booleanFlag.default(true),
+  /** How long a PENDING card authorization holds funds before it expires. */
+  CARD_AUTHORIZATION_TTL: z
+    .string()
+    .default("7d")
+    .transform((value, ctx) => {
+      const ms = parseDuration(value);
+      // At most a year: beyond it, a hold is a freeze, and the expiry time would leave JavaScript's dates.
+      if (!ms || ms > 366 * 24 * 3_600_000) ctx.addIssue({ code: "custom", message: "must be a duration with a unit ms, s, m, h or d, up to 366d (for example 500ms, 30s, 5m, 2h, 7d)" });
+      return ms ?? 0;
     }),
 });
 
-const DURATION = /^(\d{1,9})(ms|s|m|h)$/;
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+const DURATION = /^(\d{1,9})(ms|s|m|h|d)$/;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `5s`, `2h`, `7d` → milliseconds; undefined when the text is not a positive duration with a unit. */
+export function parseDuration(text: string): number | undefined {
+  const match = DURATION.exec(text.trim());
+  const ms = match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : 0;
+  return ms > 0 ? ms : undefined;
+}
 
 /** `5s,5m,2h` → milliseconds; undefined when any part is not a positive duration with a unit. */
 export function parseDurations(text: string): number[] | undefined {
-  const delays = text.split(",").map((part) => {
-    const match = DURATION.exec(part.trim());
-    return match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : 0;
-  });
-  return delays.every((ms) => ms > 0) ? delays : undefined;
+  const delays = text.split(",").map(parseDuration);
+  return delays.every((ms): ms is number => ms !== undefined) ? delays : undefined;
 }
 
 const HOUR_MS = 3_600_000;
@@ -132,6 +148,10 @@ export type Config = {
   webhookRetryScheduleMs: number[];
   webhookTimeoutMs: number;
   webhookLeaseMarginMs: number;
+  /** A PENDING card authorization expires (its hold released) this long after it was made. */
+  cardAuthorizationTtlMs: number;
+  /** Whether this instance runs the expiry of card authorizations. */
+  cardAuthorizationExpiry: boolean;
   retention: RetentionSettings;
   /**
    * Whether webhook endpoints may be http and point at loopback, private, link-local or other
@@ -248,6 +268,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookLeaseMarginMs: e.WEBHOOK_LEASE_MARGIN_MS,
+    cardAuthorizationTtlMs: e.CARD_AUTHORIZATION_TTL,
+    cardAuthorizationExpiry: e.CARD_AUTHORIZATION_EXPIRY,
     retention: {
       enabled: e.RETENTION,
       intervalMs: e.RETENTION_INTERVAL_MS,

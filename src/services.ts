@@ -19,6 +19,8 @@ import { CardTransactionService } from "./cards/transactions.js";
 import { UsdcAccountService } from "./accounts/usdc-service.js";
 import { ConversionService } from "./conversion/service.js";
 import { CardSpendingService } from "./cards/spending.js";
+import { CardAuthorizationService } from "./cards/authorizations.js";
+import { CardAuthorizationExpiry } from "./cards/authorization-expiry.js";
 import { BalanceLookupService } from "./accounts/balance-lookup-service.js";
 import { DepositService } from "./deposits/service.js";
 import { WithdrawalService } from "./withdrawals/service.js";
@@ -66,6 +68,9 @@ export function createServices(deps: ServiceDeps) {
     logger: deps.logger,
   });
   const conversion = new ConversionService({ prisma: deps.prisma, users, ledger, fx: deps.providers.fx });
+  const cardSpending = new CardSpendingService({ prisma: deps.prisma, users, ledger });
+  const ttlMs = deps.config.cardAuthorizationTtlMs;
+  const cardAuthorizations = new CardAuthorizationService({ prisma: deps.prisma, users, ledger, spending: cardSpending, ttlMs });
   const eventIds = new EventIds(deps.config.encryptionKey);
   const auth = new AuthService({ prisma: deps.prisma, keys, credentials, mailer: deps.mailer, logger: deps.logger, secret: deps.config.jwtSecret });
   return {
@@ -78,7 +83,9 @@ export function createServices(deps: ServiceDeps) {
     users,
     ledger,
     conversion,
-    cardSpending: new CardSpendingService({ prisma: deps.prisma, users, ledger }),
+    cardSpending,
+    cardAuthorizations,
+    cardAuthorizationExpiry: new CardAuthorizationExpiry({ authorizations: cardAuthorizations, ttlMs, logger: deps.logger }),
     wallets,
     cards: new CardService({ prisma: deps.prisma, issuer: deps.providers.cardIssuer, encryptionKey: deps.config.encryptionKey, logger: deps.logger }),
     cardTransactions: new CardTransactionService({ prisma: deps.prisma, users }),

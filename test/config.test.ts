@@ -68,6 +68,11 @@ describe("loadConfig", () => {
     ["WEBHOOK_RETRY_SCHEDULE", "5"],
     ["WEBHOOK_RETRY_SCHEDULE", "0s"],
     ["WEBHOOK_DELIVERY", "sometimes"],
+    ["CARD_AUTHORIZATION_TTL", "7"],
+    ["CARD_AUTHORIZATION_TTL", "0s"],
+    ["CARD_AUTHORIZATION_TTL", "1w"],
+    ["CARD_AUTHORIZATION_TTL", "400d"],
+    ["CARD_AUTHORIZATION_TTL", "5m,1h"],
   ])("refuses %s=%s with a ConfigError naming the variable", (name, value) => {
     expect(configErrorOf({ [name]: value }).message).toContain(name);
   });
@@ -127,6 +132,12 @@ describe("loadConfig", () => {
   it("reads the webhook retry schedule in ms, s, m and h, with the documented default", () => {
     expect(loadConfig({ DATA_DIR: dataDir(), WEBHOOK_RETRY_SCHEDULE: "250ms, 2s,3m,1h" }).webhookRetryScheduleMs).toEqual([250, 2000, 180_000, 3_600_000]);
     expect(loadConfig({ DATA_DIR: dataDir() }).webhookRetryScheduleMs).toEqual([5, 300, 1800, 7200, 18_000, 36_000, 36_000].map((s) => s * 1000));
+  });
+
+  it("reads CARD_AUTHORIZATION_TTL in ms, s, m, h and d, 7 days by default", () => {
+    const ttl = (value?: string) => loadConfig({ DATA_DIR: dataDir(), ...(value ? { CARD_AUTHORIZATION_TTL: value } : {}) }).cardAuthorizationTtlMs;
+    expect([ttl("500ms"), ttl("30s"), ttl("5m"), ttl("2h"), ttl("7d"), ttl()]).toEqual([500, 30_000, 300_000, 7_200_000, 604_800_000, 604_800_000]);
+    expect(configErrorOf({ CARD_AUTHORIZATION_TTL: "soon" }).message).toMatch(/CARD_AUTHORIZATION_TTL: must be a duration with a unit ms, s, m, h or d/);
   });
 });
 

@@ -209,8 +209,9 @@ describe("GET /v1/accounts/{currency}/{userId}", () => {
     expect(created.status).toBe(200);
     const res = await rest(server, "GET", `/v1/accounts/usd/${userId}`, { headers: tenant.headers });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body)).toEqual(["currency", "balance", "virtualAccount"]);
-    expect(res.body).toEqual({ currency: "USD", balance: 12.34, virtualAccount: created.body });
+    // SPEC §12 adds the three balances beside the contract's balance (the posted one).
+    expect(Object.keys(res.body)).toEqual(["currency", "balance", "posted", "pending", "available", "virtualAccount"]);
+    expect(res.body).toEqual({ currency: "USD", balance: 12.34, posted: 12.34, pending: 12.34, available: 12.34, virtualAccount: created.body });
     await expectLedgerInvariants(server, tenant.clientId);
   });
 
@@ -220,7 +221,7 @@ describe("GET /v1/accounts/{currency}/{userId}", () => {
     for (const currency of ["NGN", "eur", "Gbp"]) {
       const res = await rest(server, "GET", `/v1/accounts/${currency}/${userId}`, { headers: tenant.headers });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ currency: currency.toUpperCase(), balance: 0, virtualAccount: null });
+      expect(res.body).toEqual({ currency: currency.toUpperCase(), balance: 0, posted: 0, pending: 0, available: 0, virtualAccount: null });
     }
   });
 

@@ -1,5 +1,6 @@
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
+import { BALANCE_MEANINGS } from "../ledger/balances.js";
 import { FiatCurrencyEnum } from "../ledger/currency-schema.js";
 import { LOOKUP_CURRENCIES, type AccountBalance } from "./balance-lookup-service.js";
 
@@ -12,7 +13,10 @@ const AccountBalanceRef = builder.objectRef<AccountBalance>("AccountBalance").im
   description: "A user's balance in one fiat currency, with the virtual account in that currency when there is one.",
   fields: (t) => ({
     currency: t.expose("currency", { type: FiatCurrencyEnum }),
-    balance: t.field({ type: "Decimal", resolve: (account) => account.balance }),
+    balance: t.field({ type: "Decimal", description: BALANCE_MEANINGS.balance, resolve: (account) => account.balance }),
+    posted: t.field({ type: "Decimal", description: BALANCE_MEANINGS.posted, resolve: (account) => account.posted }),
+    pending: t.field({ type: "Decimal", description: BALANCE_MEANINGS.pending, resolve: (account) => account.pending }),
+    available: t.field({ type: "Decimal", description: BALANCE_MEANINGS.available, resolve: (account) => account.available }),
     virtualAccount: t.prismaField({
       type: "VirtualAccount",
       nullable: true,

@@ -1,23 +1,33 @@
 import { randomUUID } from "node:crypto";
+import type { Decimal } from "decimal.js";
 import { z } from "zod";
 import type { PrismaClient } from "../generated/prisma/client.js";
-import { inTransaction } from "../db/transaction.js";
+import { inTransaction, type Tx } from "../db/transaction.js";
 import { prismaSql } from "../db/sql.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
 import { notFound } from "../errors.js";
 import { parseAmount } from "../ledger/amount.js";
 import type { LedgerService } from "../ledger/service.js";
+import type { HoldChange } from "../ledger/types.js";
 import type { UserService } from "../users/service.js";
 import { parseInput, uuid } from "../validation.js";
 
-const CARD_CURRENCY = "USD";
+/** The card is a USD debit card: its spending and holds are on the user's USD balance. */
+export const CARD_CURRENCY = "USD";
+
+/** What a card payment names its merchant with: 1–255 characters. */
+export const merchantText = (field: string) =>
+  z.string({ error: `${field} is required` }).trim().min(1, `${field} must be 1 to 255 characters`).max(255, `${field} must be 1 to 255 characters`);
 
 export const CardSpend = z.object({
   userId: uuid("userId"),
   amount: z.unknown(),
-  description: z.string({ error: "description is required" }).trim().min(1, "description must be 1 to 255 characters").max(255, "description must be 1 to 255 characters"),
+  description: merchantText("description"),
 });
+
+/** A settled card debit: its ledger journal, card transaction and event. */
+export type CardDebit = { id: string; clientId: string; userId: string; cardId: string; amount: Decimal; description: string };
 
 /** Card purchases: each one settles against the user's USD balance (the card is a USD debit card). */
 export class CardSpendingService {
@@ -33,23 +43,34 @@ export class CardSpendingService {
     const user = await this.deps.users.get(clientId, userId, { select: { id: true } });
     const card = await this.deps.prisma.card.findFirst({ where: { userId: user.id, clientId }, select: { id: true } });
     if (!card) throw notFound("Virtual card");
-    return inTransaction(this.deps.prisma, async (tx) => {
-      const id = randomUUID();
-      const { entries } = await this.deps.ledger.post(prismaSql(tx), {
+    return inTransaction(this.deps.prisma, (tx) => this.debitInTransaction(tx, { id: randomUUID(), clientId, userId: user.id, cardId: card.id, amount, description }));
+  }
+
+  /**
+   * Posts a settled debit inside the caller's transaction: the CARD_DEBIT journal (under the funds
+   * rule), the SETTLED card transaction with the balance after it, and its event. `holds` are
+   * changed under the same account locks, before the debit is checked (a capture releases its hold).
+   */
+  async debitInTransaction(tx: Tx, debit: CardDebit, holds: HoldChange[] = []) {
+    const { id, clientId, userId, cardId, amount, description } = debit;
+    const { entries } = await this.deps.ledger.post(
+      prismaSql(tx),
+      {
         clientId,
         type: "CARD_DEBIT",
         referenceId: id,
         postings: [
-          { account: { userId: user.id, currency: CARD_CURRENCY }, amount: amount.negated(), type: "CARD_DEBIT" },
+          { account: { userId, currency: CARD_CURRENCY }, amount: amount.negated(), type: "CARD_DEBIT" },
           { account: { system: "CARD_SETTLEMENT", currency: CARD_CURRENCY }, amount, type: "CARD_DEBIT" },
         ],
-      });
-      const balance = entries.find((entry) => entry.userId === user.id)!.balanceAfter;
-      const transaction = await tx.cardTransaction.create({
-        data: { id, cardId: card.id, userId: user.id, clientId, amount: amount.toFixed(), balance, description, status: "SETTLED", type: "DEBIT" },
-      });
-      await recordEvent(prismaSql(tx), { clientId, userId: user.id, type: "card.transaction.created", object: eventObject.cardTransaction(transaction) });
-      return transaction;
+      },
+      holds,
+    );
+    const balance = entries.find((entry) => entry.userId === userId)!.balanceAfter;
+    const transaction = await tx.cardTransaction.create({
+      data: { id, cardId, userId, clientId, amount: amount.toFixed(), balance, description, status: "SETTLED", type: "DEBIT" },
     });
+    await recordEvent(prismaSql(tx), { clientId, userId, type: "card.transaction.created", object: eventObject.cardTransaction(transaction) });
+    return transaction;
   }
 }

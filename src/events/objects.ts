@@ -1,5 +1,6 @@
-import type { ApiKey, CardTransaction, Conversion, Deposit, User, VirtualAccount, Withdrawal } from "../generated/prisma/client.js";
+import type { ApiKey, CardAuthorization, CardTransaction, Conversion, Deposit, User, VirtualAccount, Withdrawal } from "../generated/prisma/client.js";
 import { virtualAccountBody } from "../accounts/virtual-account-representation.js";
+import { cardAuthorizationBody } from "../cards/authorization-representation.js";
 import { asContractTransaction } from "../cards/representation.js";
 import { conversionBody } from "../conversion/representation.js";
 import { depositBody } from "../deposits/representation.js";
@@ -35,5 +36,6 @@ export const eventObject = {
     userId: transaction.userId,
     ...asContractTransaction(asGraphQLValues(transaction) as Parameters<typeof asContractTransaction>[0]),
   }),
+  cardAuthorization: (authorization: CardAuthorization) => cardAuthorizationBody(asGraphQLValues(authorization)),
   apiKey: (key: ApiKey) => pickKeys(asGraphQLValues(key), API_KEY_KEYS),
 };

@@ -12,6 +12,10 @@ export const EVENT_TYPES = [
   "withdrawal.returned",
   "conversion.completed",
   "card.transaction.created",
+  "card.authorization.created",
+  "card.authorization.captured",
+  "card.authorization.reversed",
+  "card.authorization.expired",
   "api_key.created",
   "api_key.revoked",
 ] as const;

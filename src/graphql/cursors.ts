@@ -15,3 +15,11 @@ export function checkIdCursors(args: { after?: string | null; before?: string | 
     if (!id || !isUuid(id)) throw badInput(`${name} must be a cursor this connection returned`);
   }
 }
+
+/**
+ * The connection cursor of a record id, for REST lists that page `after` an id (text that is not
+ * an id becomes a cursor checkIdCursors refuses, naming the argument).
+ */
+export function idCursor(value: unknown): unknown {
+  return typeof value === "string" ? Buffer.from(`GPC:S:${value}`).toString("base64") : value;
+}

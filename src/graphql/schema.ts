@@ -11,6 +11,7 @@ import "../accounts/virtual-account-schema.js";
 import "../ledger/schema.js";
 import "../conversion/schema.js";
 import "../cards/spending-schema.js";
+import "../cards/authorization-schema.js";
 import "../accounts/balance-lookup-schema.js";
 import "../deposits/schema.js";
 import "../deposits/subscription.js";

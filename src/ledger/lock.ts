@@ -3,7 +3,7 @@ import type { Sql } from "../db/sql.js";
 import type { AccountIds } from "./account-ids.js";
 import type { AccountRef } from "./types.js";
 
-export type LockedAccount = { id: string; code: string; currency: string; balance: string; entryCount: number; lastEntryHash: string | null };
+export type LockedAccount = { id: string; code: string; currency: string; balance: string; held: string; entryCount: number; lastEntryHash: string | null };
 
 export const USER = "USER";
 
@@ -48,7 +48,7 @@ const CREATE_ACCOUNT = `INSERT INTO "ledger_accounts" ("id", "clientId", "userId
   VALUES ($1::uuid, $2::uuid, $3::uuid, $4, $5, $6) ON CONFLICT DO NOTHING`;
 
 /** Row locks taken in one statement and one global order (ids): two journals never wait on each other in a cycle. */
-const LOCK_BY_IDS = `SELECT "id", "code", "currency", "balance"::text AS "balance", "entryCount", "lastEntryHash"
+const LOCK_BY_IDS = `SELECT "id", "code", "currency", "balance"::text AS "balance", "held"::text AS "held", "entryCount", "lastEntryHash"
   FROM "ledger_accounts" WHERE "id" = ANY($1::uuid[]) ORDER BY "id" FOR UPDATE`;
 const lockByIds = (tx: Sql, ids: string[]) => tx.query<LockedAccount>("ledger_lock_accounts", LOCK_BY_IDS, [ids]);
 

@@ -1,9 +1,11 @@
+import { DEPOSIT_STATUS } from "../deposits/service.js";
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
 import { checkIdCursors } from "../graphql/cursors.js";
 import { CURRENCIES, type Currency } from "../providers/fx.js";
 import { CurrencyEnum } from "./currency-schema.js";
 import { ENTRY_TYPES, type EntryType } from "./types.js";
+import { BALANCE_MEANINGS, threeBalances, type ThreeBalances } from "./balances.js";
 import { clientEntries, ledgerPage, NEWEST_FIRST, type LedgerService } from "./service.js";
 import type { ChainReport, LedgerVerification } from "./verify.js";
 
@@ -29,12 +31,14 @@ const LedgerEntryRef = builder.prismaObject("LedgerEntry", {
   }),
 });
 
-builder.prismaObject("LedgerAccount", {
-  name: "Balance",
-  description: "A user's balance in one currency.",
+const BalanceRef = builder.objectRef<ThreeBalances>("Balance").implement({
+  description: "A user's balances in one currency: posted (the ledger), pending (with deposits on their way and less holds) and available (what may be spent).",
   fields: (t) => ({
-    currency: t.field({ type: CurrencyEnum, resolve: (account) => account.currency as Currency }),
-    balance: t.expose("balance", { type: "Decimal" }),
+    currency: t.field({ type: CurrencyEnum, resolve: (row) => row.currency as Currency }),
+    balance: t.field({ type: "Decimal", description: BALANCE_MEANINGS.balance, resolve: (row) => row.posted }),
+    posted: t.field({ type: "Decimal", description: BALANCE_MEANINGS.posted, resolve: (row) => row.posted }),
+    pending: t.field({ type: "Decimal", description: BALANCE_MEANINGS.pending, resolve: (row) => row.pending }),
+    available: t.field({ type: "Decimal", description: BALANCE_MEANINGS.available, resolve: (row) => row.available }),
   }),
 });
 
@@ -69,10 +73,15 @@ const LedgerPageRef = builder.objectRef<LedgerPage>("LedgerPage").implement({
 });
 
 builder.prismaObjectFields("User", (t) => ({
-  balances: t.relation("ledgerAccounts", {
-    description: "One balance per currency the user has ever held.",
+  balances: t.field({
+    type: [BalanceRef],
+    description: "One row per currency the user has ever held or has a deposit PENDING in, by currency.",
     extensions: { maxListSize: CURRENCIES.length },
-    query: { where: { code: "USER" }, orderBy: { currency: "asc" } },
+    select: {
+      ledgerAccounts: { where: { code: "USER" }, select: { currency: true, balance: true, held: true } },
+      deposits: { where: { status: DEPOSIT_STATUS.PENDING }, select: { currency: true, amount: true } },
+    },
+    resolve: (user) => threeBalances(user.ledgerAccounts, user.deposits),
   }),
   ledger: t.relatedConnection(
     "ledgerEntries",

@@ -3,11 +3,13 @@ import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import type { BusinessMetrics } from "../metrics/metrics.js";
 import type { Sql } from "../db/sql.js";
 import { pageArgs, parseInput } from "../validation.js";
+import { DEPOSIT_STATUS } from "../deposits/service.js";
 import { AccountIds } from "./account-ids.js";
+import { threeBalances, type ThreeBalances } from "./balances.js";
 import { Exact } from "./amount.js";
 import { postJournals } from "./post.js";
 import { HOUSE_SHARDS } from "./shards.js";
-import type { JournalInput, SystemAccount } from "./types.js";
+import type { HoldChange, JournalInput, SystemAccount } from "./types.js";
 import { verifyHouseLedger, verifyUserLedger } from "./verify.js";
 
 const LEDGER_PAGE = pageArgs(1000, 100);
@@ -45,14 +47,27 @@ export class LedgerService {
     private readonly houseShards = HOUSE_SHARDS,
   ) {}
 
-  async post(tx: Sql, journal: JournalInput) {
-    const [posted] = await this.postAll(tx, [journal]);
+  /** One journal; `holds` released (or placed) under the same locks, releases before the journal's debits are checked. */
+  async post(tx: Sql, journal: JournalInput, holds: HoldChange[] = []) {
+    const [posted] = await this.write(tx, journal.clientId, [journal], holds);
     return posted;
   }
 
   /** Several journals of one client, in this order, with one lock statement and one write for them all. */
-  async postAll(tx: Sql, journals: JournalInput[]) {
-    const posted = await postJournals(tx, journals, this.accountIds, this.houseShards);
+  postAll(tx: Sql, journals: JournalInput[]) {
+    return this.write(tx, journals[0].clientId, journals, []);
+  }
+
+  /**
+   * Places or releases holds on user balances without a journal (holds are not entries). A hold
+   * beyond what is available is refused with INSUFFICIENT_FUNDS, as a debit would be.
+   */
+  async changeHolds(tx: Sql, clientId: string, holds: HoldChange[]) {
+    await this.write(tx, clientId, [], holds);
+  }
+
+  private async write(tx: Sql, clientId: string, journals: JournalInput[], holds: HoldChange[]) {
+    const posted = await postJournals(tx, clientId, journals, holds, this.accountIds, this.houseShards);
     for (const journal of journals) this.journals.inc({ type: journal.type });
     return posted;
   }
@@ -61,6 +76,15 @@ export class LedgerService {
   async balance(clientId: string, userId: string, currency: string): Promise<Decimal> {
     const account = await this.prisma.ledgerAccount.findFirst({ where: { clientId, userId, code: "USER", currency } });
     return new Exact(account?.balance.toString() ?? 0);
+  }
+
+  /** The user's three balances (posted, pending, available), one row per currency with an account or a deposit PENDING (or only `currency`'s). */
+  async balances(clientId: string, userId: string, currency?: string): Promise<ThreeBalances[]> {
+    const [accounts, pending] = await Promise.all([
+      this.prisma.ledgerAccount.findMany({ where: { clientId, userId, code: "USER", currency }, select: { currency: true, balance: true, held: true } }),
+      this.prisma.deposit.groupBy({ by: ["currency"], where: { clientId, userId, currency, status: DEPOSIT_STATUS.PENDING }, _sum: { amount: true } }),
+    ]);
+    return threeBalances(accounts, pending.map((sum) => ({ currency: sum.currency, amount: sum._sum.amount ?? 0 })));
   }
 
   /** A house (system) account's balance: the sum of its shards; zero when it has never moved. */

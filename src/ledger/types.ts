@@ -32,3 +32,9 @@ export type JournalInput = {
   type: EntryType;
   postings: Posting[];
 };
+
+/**
+ * A change of what a user's balance holds for card authorizations: positive places a hold, negative
+ * releases one. Holds are not ledger entries; they reduce what the user may spend (available).
+ */
+export type HoldChange = { userId: string; currency: string; amount: Decimal };

@@ -53,9 +53,30 @@ const accountsWithEntries = (prisma: PrismaClient, where: { clientId: string; us
     orderBy: [{ code: "asc" }, { currency: "asc" }, { shard: "asc" }],
   });
 
-/** Every chain of the user's balances, and every journal the user takes part in balanced per currency. */
+/**
+ * What a user account holds must be what its PENDING card authorizations hold (holds are not entries,
+ * so no chain covers them), and never more than its balance.
+ */
+function checkHeld(account: LedgerAccount, chain: ChainReport, pendingHolds: Map<string, string>) {
+  const held = new Exact(account.held.toString());
+  const authorized = new Exact(pendingHolds.get(account.currency) ?? 0);
+  if (!held.equals(authorized)) chain.problems.push(`held ${held.toFixed()} differs from the pending card authorizations, ${authorized.toFixed()}`);
+  if (held.greaterThan(chain.balance)) chain.problems.push("held exceeds the balance");
+  chain.valid = chain.problems.length === 0;
+}
+
+/** Every chain of the user's balances and what each holds, and every journal the user takes part in balanced per currency. */
 export async function verifyUserLedger(prisma: PrismaClient, clientId: string, userId: string): Promise<LedgerVerification> {
-  const chains = (await accountsWithEntries(prisma, { clientId, userId })).map((account) => verifyChain(account, false));
+  const [accounts, holds] = await Promise.all([
+    accountsWithEntries(prisma, { clientId, userId }),
+    prisma.cardAuthorization.groupBy({ by: ["currency"], where: { clientId, userId, status: "PENDING" }, _sum: { amount: true } }),
+  ]);
+  const pendingHolds = new Map(holds.map((sum) => [sum.currency, sum._sum.amount?.toString() ?? "0"]));
+  const chains = accounts.map((account) => {
+    const chain = verifyChain(account, false);
+    checkHeld(account, chain, pendingHolds);
+    return chain;
+  });
   const unbalanced = await prisma.$queryRaw<{ journalId: string; currency: string }[]>`
     SELECT e."journalId", e."currency" FROM "ledger_entries" e
     WHERE e."journalId" IN (SELECT "journalId" FROM "ledger_entries" WHERE "userId" = ${userId}::uuid AND "clientId" = ${clientId}::uuid)

@@ -32,11 +32,11 @@ const WRITE_JOURNALS = `
     SELECT * FROM unnest($6::uuid[], $7::uuid[], $8::uuid[], $9::uuid[], $10::uuid[], $11::int[], $12::text[], $13::text[],
                          $14::numeric[], $15::numeric[], $16::numeric[], $17::text[], $18::text[], $19::text[], $20::timestamptz[])
   )
-  UPDATE "ledger_accounts" AS a SET "balance" = u."balance", "entryCount" = u."entryCount", "lastEntryHash" = u."lastEntryHash"
-  FROM unnest($21::uuid[], $22::numeric[], $23::int[], $24::text[]) AS u("id", "balance", "entryCount", "lastEntryHash")
+  UPDATE "ledger_accounts" AS a SET "balance" = u."balance", "held" = u."held", "entryCount" = u."entryCount", "lastEntryHash" = u."lastEntryHash"
+  FROM unnest($21::uuid[], $22::numeric[], $23::numeric[], $24::int[], $25::text[]) AS u("id", "balance", "held", "entryCount", "lastEntryHash")
   WHERE a."id" = u."id"`;
 
-/** The journals, all their entries and their accounts' new balances and chain ends, in one statement. */
+/** The journals, all their entries and their accounts' new balances, holds and chain ends, in one statement. */
 export function writeJournals(tx: Sql, journals: JournalRow[], entries: EntryRow[], accounts: LockedAccount[]) {
   const journal = columnOf(journals);
   const entry = columnOf(entries);
@@ -45,6 +45,6 @@ export function writeJournals(tx: Sql, journals: JournalRow[], entries: EntryRow
     ...[journal("id"), journal("clientId"), journal("type"), journal("referenceId"), journal("createdAt")],
     ...[entry("id"), entry("journalId"), entry("accountId"), entry("clientId"), entry("userId"), entry("sequence"), entry("type"), entry("currency")],
     ...[entry("amount"), entry("balanceBefore"), entry("balanceAfter"), entry("referenceId"), entry("prevHash"), entry("hash"), entry("createdAt")],
-    ...[account("id"), account("balance"), account("entryCount"), account("lastEntryHash")],
+    ...[account("id"), account("balance"), account("held"), account("entryCount"), account("lastEntryHash")],
   ]);
 }

@@ -86,6 +86,21 @@ const cardTransaction = {
   type: "DEBIT",
 };
 
+const cardAuthorization = {
+  id: "b4c5d6e7-f8a9-40b1-83c4-d5e6f7a8b9c0",
+  userId,
+  cardId: card.id,
+  amount: 42,
+  currency: "USD",
+  merchant: "Hotel Sandbox",
+  status: "PENDING",
+  declineReason: null,
+  capturedAmount: null,
+  expiresAt: "2026-12-01T09:30:00.000Z",
+  createdAt: at,
+  updatedAt: at,
+};
+
 const usdcAccount = {
   id: "d4e5f6a7-b8c9-40d1-92e3-f4a5b6c7d8e9",
   userId,
@@ -178,6 +193,7 @@ export const examples = {
   wallet,
   card,
   cardTransaction,
+  cardAuthorization,
   usdcAccount,
   deposit,
   ledgerEntry,

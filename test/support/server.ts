@@ -42,6 +42,8 @@ export async function startServer(
     WEBHOOK_DELIVERY: "off",
     // Nor a retention job: a test that needs one runs it itself (test/retention.test.ts).
     RETENTION: "off",
+    // Nor the card authorization expiry: any instance's run expires every due authorization of the database.
+    CARD_AUTHORIZATION_EXPIRY: "off",
     ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
     ...options.env,
   });

@@ -1,9 +1,12 @@
 import { z } from "zod";
+import { cardAuthorizationBody, CardAuthorizationFields } from "../../cards/authorization-representation.js";
+import { AUTHORIZATION_STATUSES } from "../../cards/authorizations.js";
 import { asContractTransaction, CardTransactionFields } from "../../cards/representation.js";
+import { idCursor } from "../../graphql/cursors.js";
 import { graphql } from "../../graphql/typed.js";
 import { doc, named } from "../docs.js";
 import { examples } from "../examples.js";
-import { integer, route } from "../route.js";
+import { code, found, integer, route } from "../route.js";
 
 const CREATE_CARD = graphql(`
   mutation ($userId: ID!) { createVirtualCard(userId: $userId) { id userId providerId cardNumber cardCVV cardExpiry createdAt updatedAt } }
@@ -28,7 +31,46 @@ export const CardTransaction = named("CardTransaction", z.object({
   type: z.string().describe("DEBIT"),
 }));
 
+export const CardAuthorization = named("CardAuthorization", z.object({
+  id: doc.id,
+  userId: doc.id,
+  cardId: doc.id.nullable().describe("null when declined for want of a card"),
+  amount: doc.money.describe("the amount authorized, held while PENDING"),
+  currency: z.literal("USD"),
+  merchant: z.string(),
+  status: z.enum(AUTHORIZATION_STATUSES),
+  declineReason: z.enum(["insufficient_funds", "no_card"]).nullable().describe("why it was DECLINED; null otherwise"),
+  capturedAmount: doc.money.nullable().describe("what the capture took; null until CAPTURED"),
+  expiresAt: doc.timestamp.describe("when a PENDING authorization expires and its hold is released"),
+  createdAt: doc.timestamp,
+  updatedAt: doc.timestamp,
+}));
+
 export const cardRoutes = [
+  route({
+    method: "GET",
+    path: "/v1/virtual-cards/authorizations/:userId",
+    operation: graphql(`query ($id: ID!, $status: CardAuthorizationStatus, $first: Int, $after: String) {
+      user(id: $id) { cardAuthorizations(status: $status, first: $first, after: $after) { edges { node { ...CardAuthorizationFields } } pageInfo { hasNextPage } } }
+    }`, [CardAuthorizationFields]),
+    variables: ({ params, query }) => ({ id: params.userId, status: code(query.status), first: integer(query.limit), after: idCursor(query.after) }),
+    result: (data) => {
+      const page = found(data.user).cardAuthorizations;
+      return { data: page.edges.map((edge) => cardAuthorizationBody(edge.node)), hasMore: page.pageInfo.hasNextPage };
+    },
+    docs: {
+      summary: "The user's card authorizations, newest first",
+      params: doc.userParam,
+      query: z.object({
+        status: doc.oneOf(AUTHORIZATION_STATUSES, "only this status").optional(),
+        limit: z.int().min(1).max(100).optional().describe("1–100, default 20"),
+        after: z.string().optional().describe("an authorization id: only those listed after it (older)"),
+      }),
+      response: z.object({ data: z.array(CardAuthorization), hasMore: z.boolean() }),
+      errors: ["NOT_FOUND"],
+      example: { response: { data: [examples.cardAuthorization], hasMore: false } },
+    },
+  }),
   route({
     method: "GET",
     path: "/v1/virtual-cards/transactions/:userId/:page",

@@ -8,7 +8,7 @@ import { cardRoutes } from "./cards.js";
 import { usdcAccountRoutes } from "./usdc-accounts.js";
 import { ledgerRoutes } from "./ledger.js";
 import { conversionRoutes } from "./conversion.js";
-import { accountLookupRoutes } from "./accounts-lookup.js";
+import { accountLookupRoutes, balanceRoutes } from "./accounts-lookup.js";
 import { sandboxCardRoutes } from "./sandbox-cards.js";
 import { depositRoutes } from "./deposits.js";
 import { sandboxDepositRoutes } from "./sandbox-deposits.js";
@@ -19,7 +19,7 @@ import { clientBalanceRoutes } from "./client-balances.js";
 
 /** The /v1 REST surface: every documented path, mapped onto the GraphQL schema, one file per domain. */
 export const routes: Route[] = [...clientAuthRoutes, ...apiKeyRoutes, ...userRoutes, ...walletRoutes, ...cardRoutes, ...usdcAccountRoutes, ...virtualAccountRoutes, ...ledgerRoutes, ...depositRoutes, ...conversionRoutes, ...withdrawalRoutes, ...eventRoutes, ...webhookEndpointRoutes,
-  ...clientBalanceRoutes,
+  ...clientBalanceRoutes, ...balanceRoutes,
   // Last: its `/v1/accounts/:currency/:userId` would otherwise shadow `/v1/accounts/usdc/:userId`.
   ...accountLookupRoutes];
 

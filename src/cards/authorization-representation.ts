@@ -1,0 +1,32 @@
+import { graphql, type ResultOf } from "../graphql/typed.js";
+import { pickKeys, withNumbers } from "../representation.js";
+
+export const CardAuthorizationFields = graphql(`
+  fragment CardAuthorizationFields on CardAuthorization {
+    id userId cardId amount currency merchant status declineReason capturedAmount expiresAt createdAt updatedAt
+  }
+`);
+
+const RECORD = [
+  "id",
+  "userId",
+  "cardId",
+  "amount",
+  "currency",
+  "merchant",
+  "status",
+  "declineReason",
+  "capturedAmount",
+  "expiresAt",
+  "createdAt",
+  "updatedAt",
+] as const satisfies readonly (keyof ResultOf<typeof CardAuthorizationFields>)[];
+
+/**
+ * A card authorization as REST shows it (also the `data.object` of its events): money as JSON
+ * numbers, the decline reason in the issuers' lower case (`insufficient_funds`, `no_card`).
+ */
+export function cardAuthorizationBody(authorization: Record<string, unknown>) {
+  const body = withNumbers(pickKeys(authorization, RECORD), ["amount", "capturedAmount"]);
+  return { ...body, declineReason: typeof body.declineReason === "string" ? body.declineReason.toLowerCase() : null };
+}
