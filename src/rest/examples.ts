@@ -19,6 +19,8 @@ const user = {
   phoneNumber: "+14155552671",
   email: "ada@example.com",
   clientId,
+  externalId: "cus_8812",
+  metadata: { segment: "gold", referrer: "partner-17" } as Record<string, string>,
 };
 
 const apiKey = { id: "0d5c2a8e-7f41-4b3a-a9e6-2c8d1f4b6a09", prefix: "fpk_0123456789ab", createdAt: at, lastUsedAt: later, revokedAt: null };
@@ -169,7 +171,15 @@ const deliveryAttempt = {
 export const examples = {
   userId,
   user,
-  newUser: { email: user.email, firstName: user.firstName, lastName: user.lastName, phoneNumber: user.phoneNumber, dob: "1990-05-17" },
+  newUser: {
+    email: user.email,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    phoneNumber: user.phoneNumber,
+    dob: "1990-05-17",
+    externalId: user.externalId,
+    metadata: user.metadata,
+  },
   apiKey,
   client,
   ngnAccount,

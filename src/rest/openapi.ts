@@ -4,7 +4,15 @@ import type { DocumentedEndpoint } from "./docs.js";
 
 type JsonSchema = Record<string, unknown>;
 type SecurityRequirement = Record<string, string[]>;
-type Parameter = { name: string; in: "path" | "query" | "header"; required: boolean; description?: string; schema: JsonSchema };
+type Parameter = {
+  name: string;
+  in: "path" | "query" | "header";
+  required: boolean;
+  description?: string;
+  style?: "deepObject";
+  explode?: boolean;
+  schema: JsonSchema;
+};
 type MediaType = { "application/json": { schema: JsonSchema; example?: unknown } };
 type Response = { description: string; content: MediaType };
 type Operation = {
@@ -21,7 +29,7 @@ export type OpenApiDocument = {
   openapi: "3.1.0";
   info: { title: string; version: string; description: string };
   servers: { url: string; description: string }[];
-  paths: Record<string, Partial<Record<"get" | "post" | "delete", Operation>>>;
+  paths: Record<string, Partial<Record<"get" | "post" | "patch" | "delete", Operation>>>;
   components: { schemas: Record<string, JsonSchema>; securitySchemes: Record<string, JsonSchema> };
   security: SecurityRequirement[];
 };
@@ -60,7 +68,13 @@ const SECURITY: Record<NonNullable<DocumentedEndpoint["docs"]["auth"]>, Security
 const ERROR_SCHEMAS: Record<string, JsonSchema> = {
   Error: {
     type: "object",
-    properties: { error: { type: "string", description: "what went wrong; a 400 names the field" }, details: { type: "string" } },
+    properties: {
+      error: { type: "string", description: "what went wrong; a 400 names the field" },
+      details: {
+        description: "text, or what the error is about: a 409 on a user's externalId names the existing user as {id}",
+        oneOf: [{ type: "string" }, { type: "object", additionalProperties: { type: "string" } }],
+      },
+    },
     required: ["error"],
   },
   MessageError: { type: "object", properties: { message: { type: "string" }, details: { type: "string" } }, required: ["message"] },
@@ -169,6 +183,8 @@ function queryParameters(route: DocumentedEndpoint, schemas: NamedSchemas): Para
     in: "query",
     required: schema.required?.includes(name) ?? false,
     ...(typeof description === "string" ? { description } : {}),
+    // An object is sent as name[key]=value (the metadata filters).
+    ...(property.type === "object" ? { style: "deepObject", explode: true } : {}),
     schema: property,
   }));
 }
