@@ -19,6 +19,8 @@ function keyProblem(key: string): string | undefined {
   const size = length(key);
   if (size < 1 || size > METADATA_LIMITS.keyLength) return `key ${quoted(key)} must be 1 to ${METADATA_LIMITS.keyLength} characters`;
   if (/[[\]]/.test(key)) return `key ${quoted(key)} must not contain [ or ]`;
+  // JavaScript's prototype setter: layers below (the ORM's JSON writer) would drop it silently.
+  if (key === "__proto__") return `key ${quoted(key)} is reserved`;
   return undefined;
 }
 
@@ -76,6 +78,7 @@ export const METADATA_INPUT_DESCRIPTION = `An object of string values: ${LIMITS_
 /** `metadata` on create and update: the changes it asks for (null or absent: none). */
 export const metadataChanges = z
   .unknown()
+  .optional()
   .transform((value, ctx) => (value === undefined || value === null ? { set: Object.create(null) as Metadata, remove: [] } : readChanges(value, ctx)))
   .meta(documented(`Your own key-value pairs: ${METADATA_INPUT_DESCRIPTION}`, ["string", "null"]));
 
