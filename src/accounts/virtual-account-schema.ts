@@ -4,6 +4,7 @@ import { CurrencyEnum, FiatCurrencyEnum } from "../ledger/currency-schema.js";
 import type { Network } from "../providers/chains.js";
 import type { Currency, FiatCurrency } from "../providers/fx.js";
 import { NetworkEnum } from "../wallets/network-schema.js";
+import { METADATA_DESCRIPTION, METADATA_INPUT_DESCRIPTION, storedMetadata } from "../metadata.js";
 import { VIRTUAL_ACCOUNT_CURRENCIES } from "./virtual-account-currencies.js";
 
 const VirtualAccountCurrencyEnum = builder.enumType("VirtualAccountCurrency", {
@@ -29,6 +30,7 @@ builder.prismaObject("VirtualAccount", {
     accountHolderName: t.exposeString("accountHolderName", { nullable: true, description: "USD, EUR, MXN, BRL" }),
     accountHolderType: t.exposeString("accountHolderType", { nullable: true, description: "USD, EUR, MXN, BRL" }),
     bankAddress: t.exposeString("bankAddress", { nullable: true, description: "USD, EUR, MXN, BRL" }),
+    metadata: t.field({ type: "JSON", description: METADATA_DESCRIPTION, select: { metadata: true }, resolve: (account) => storedMetadata(account.metadata) }),
   }),
 });
 
@@ -44,6 +46,7 @@ const CreateVirtualAccountInput = builder.inputType("CreateVirtualAccountInput",
     destinationAsset: t.field({ type: CurrencyEnum, description: "USDC (default), USDT or DAI" }),
     destinationNetwork: t.field({ type: NetworkEnum, description: "Default ETHEREUM" }),
     address: t.string({ description: "0x destination address; default the user's custodial wallet (created when absent)" }),
+    metadata: t.field({ type: "JSON", description: `${METADATA_INPUT_DESCRIPTION} Kept when the account is opened; an existing account is returned as it is.` }),
   }),
 });
 

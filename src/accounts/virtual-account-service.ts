@@ -7,6 +7,7 @@ import { AppError } from "../errors.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
 import type { Logger } from "../logger.js";
+import { metadataChanges, newMetadata } from "../metadata.js";
 import type { BankAccountDetails, BankingProvider } from "../providers/banking.js";
 import type { UserService } from "../users/service.js";
 import { parseCurrency, parseInput, upperCaseCode, uuid } from "../validation.js";
@@ -24,6 +25,7 @@ export const CreateVirtualAccount = z.object({
     .string({ error: "address must be a 0x EVM address" })
     .refine((value) => isAddress(value, { strict: true }), "address must be a 0x EVM address (EIP-55 checksummed when mixed-case)")
     .optional(),
+  metadata: metadataChanges,
 });
 
 export type CreateVirtualAccountInput = { currency: unknown } & Record<string, unknown>;
@@ -39,7 +41,7 @@ type Deps = {
   logger: Logger;
 };
 
-/** Bank accounts that receive fiat for a user; one per (user, currency). */
+/** Bank accounts that receive fiat for a user; one per (user, currency). An existing account is returned as it is (its metadata too). */
 export class VirtualAccountService {
   constructor(private readonly deps: Deps) {}
 
@@ -66,6 +68,7 @@ export class VirtualAccountService {
             destinationNetwork: args.destinationNetwork,
             destinationAddress,
             ...columnsOf(details),
+            metadata: newMetadata(args.metadata),
           },
         });
         await recordEvent(prismaSql(tx), { clientId, userId: user.id, type: "virtual_account.created", object: eventObject.virtualAccount(account) });

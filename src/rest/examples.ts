@@ -39,6 +39,7 @@ const ngnAccount = {
   accountNumber: "0123456789",
   bankName: "Sandbox Bank NG",
   bankCode: "058",
+  metadata: {} as Record<string, string>,
 };
 
 const usdAccount = {
@@ -53,6 +54,7 @@ const usdAccount = {
   accountHolderName: "Ada Lovelace",
   accountHolderType: "individual",
   bankAddress: "1 Sandbox Plaza, New York, NY 10001",
+  metadata: {} as Record<string, string>,
 };
 
 const wallet = {
@@ -138,6 +140,7 @@ const withdrawal = {
   failureReason: null,
   createdAt: later,
   updatedAt: later,
+  metadata: {} as Record<string, string>,
 };
 
 const event = {
@@ -154,6 +157,7 @@ const webhookEndpoint = {
   description: "deposits",
   enabled: true,
   createdAt: at,
+  metadata: { team: "payments" } as Record<string, string>,
 };
 
 const deliveryAttempt = {

@@ -8,6 +8,7 @@ import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
 import { AppError, badInput, notFound } from "../errors.js";
 import { Exact, parseAmount } from "../ledger/amount.js";
+import { newMetadata, type MetadataChanges } from "../metadata.js";
 import type { LedgerService } from "../ledger/service.js";
 import type { BusinessMetrics } from "../metrics/metrics.js";
 import type { Currency } from "../providers/fx.js";
@@ -27,7 +28,15 @@ const OPEN = [WITHDRAWAL_STATUS.PENDING, WITHDRAWAL_STATUS.PROCESSING];
 export const WITHDRAWAL_TYPES = ["BANK", "NGN_BANK", "USDC"] as const;
 export type WithdrawalType = (typeof WITHDRAWAL_TYPES)[number];
 type Selection = Pick<Prisma.WithdrawalFindFirstArgs, "select" | "include">;
-type Payout = { clientId: string; userId: string; type: WithdrawalType; currency: Currency; amount: Decimal; destination: Record<string, unknown> };
+type Payout = {
+  clientId: string;
+  userId: string;
+  type: WithdrawalType;
+  currency: Currency;
+  amount: Decimal;
+  destination: Record<string, unknown>;
+  metadata: MetadataChanges;
+};
 
 /** No fee is charged on withdrawals: the amount is debited in full and paid out in full. */
 const FEE = "0";
@@ -53,14 +62,15 @@ export class WithdrawalService {
     private readonly deps: { prisma: PrismaClient; users: UserService; ledger: LedgerService; metrics: Pick<BusinessMetrics, "withdrawals"> },
   ) {}
 
-  /** USD, EUR, MXN or BRL to the user's own bank account: names and dob must be the user's. */
+  /** USD, EUR, MXN or BRL to the user's own bank account (BRL: or Pix key): names and dob must be the user's. */
   async toBank(clientId: string, currencyInput: unknown, input: unknown) {
     const currency = parseBankCurrency(currencyInput);
     const request = parseBankWithdrawal(currency, input);
     const amount = parseAmount(request.amount, currency);
     const user = await this.deps.users.get(clientId, request.userId);
     assertAccountHolder(user, request);
-    return this.initiate({ clientId, userId: user.id, type: "BANK", currency, amount, destination: { currency, ...request.bankAccount } });
+    const destination = { currency, ...request.destination };
+    return this.initiate({ clientId, userId: user.id, type: "BANK", currency, amount, destination, metadata: request.metadata });
   }
 
   async toNgnBank(clientId: string, input: unknown) {
@@ -68,7 +78,8 @@ export class WithdrawalService {
     const amount = parseAmount(request.amount, "NGN");
     const user = await this.deps.users.get(clientId, request.userId, { select: { id: true } });
     const { accountNumber: account, bankCode, accountName, bankName, narration } = request;
-    return this.initiate({ clientId, userId: user.id, type: "NGN_BANK", currency: "NGN", amount, destination: { account, bankCode, accountName, bankName, narration } });
+    const destination = { account, bankCode, accountName, bankName, narration };
+    return this.initiate({ clientId, userId: user.id, type: "NGN_BANK", currency: "NGN", amount, destination, metadata: request.metadata });
   }
 
   async toUsdc(clientId: string, input: unknown) {
@@ -76,7 +87,7 @@ export class WithdrawalService {
     const amount = parseAmount(request.amount, "USDC");
     const user = await this.deps.users.get(clientId, request.userId, { select: { id: true } });
     const destination = { address: getAddress(request.walletAddress), network: request.network.name, chainId: request.network.chainId };
-    return this.initiate({ clientId, userId: user.id, type: "USDC", currency: "USDC", amount, destination });
+    return this.initiate({ clientId, userId: user.id, type: "USDC", currency: "USDC", amount, destination, metadata: request.metadata });
   }
 
   /** Another client's withdrawal is exactly as unknown as one that does not exist. */
@@ -112,6 +123,7 @@ export class WithdrawalService {
           fee: FEE,
           status: WITHDRAWAL_STATUS.PENDING,
           destination: JSON.stringify(payout.destination),
+          metadata: newMetadata(payout.metadata),
         },
       });
       // The ledger refuses a user balance below zero (INSUFFICIENT_FUNDS), rolling the record back too.

@@ -5,6 +5,7 @@ import { CreateVirtualAccount } from "../../accounts/virtual-account-service.js"
 import { VIRTUAL_ACCOUNT_CURRENCIES } from "../../accounts/virtual-account-currencies.js";
 import { doc, named } from "../docs.js";
 import { examples } from "../examples.js";
+import { METADATA_DESCRIPTION } from "../../metadata.js";
 import { code, route } from "../route.js";
 
 const common = {
@@ -15,6 +16,7 @@ const common = {
   destinationAsset: z.string().describe("USDC, USDT or DAI"),
   destinationNetwork: z.string().describe("ETHEREUM, POLYGON, BASE, ARBITRUM or OPTIMISM"),
   destinationAddress: z.string(),
+  metadata: doc.metadata.describe(METADATA_DESCRIPTION),
 };
 /** The two shapes of the contract: NGN, and the bank shape of USD, EUR, MXN, BRL. */
 export const VirtualAccount = z.union([
@@ -42,6 +44,7 @@ export const virtualAccountRoutes = [
         destinationAsset: code(body.destinationAsset),
         destinationNetwork: code(body.destinationNetwork),
         address: body.address,
+        metadata: body.metadata,
       },
     }),
     result: (data) => virtualAccountBody(data.createVirtualAccount),
@@ -52,7 +55,7 @@ export const virtualAccountRoutes = [
       body: named("CreateVirtualAccountRequest", CreateVirtualAccount),
       response: VirtualAccount,
       errors: ["NOT_FOUND", "PROVIDER_ERROR"],
-      example: { body: { userId: examples.userId }, response: examples.ngnAccount },
+      example: { body: { userId: examples.userId, metadata: { purpose: "rent" } }, response: { ...examples.ngnAccount, metadata: { purpose: "rent" } } },
     },
   }),
 ];
