@@ -64,15 +64,21 @@ const SECURITY: Record<NonNullable<DocumentedEndpoint["docs"]["auth"]>, Security
   signature: [{ webhookSignature: [] }],
 };
 
-/** The error bodies: `{error}` (with `details` where the error has them), and the contract's `{message}` of the key revoke 404. */
+/** The error bodies: `{error}` (with `details` where the error has them), a 409's that may name the record in the way, and the contract's `{message}` of the key revoke 404. */
 const ERROR_SCHEMAS: Record<string, JsonSchema> = {
   Error: {
     type: "object",
+    properties: { error: { type: "string", description: "what went wrong; a 400 names the field" }, details: { type: "string" } },
+    required: ["error"],
+  },
+  ConflictError: {
+    type: "object",
     properties: {
-      error: { type: "string", description: "what went wrong; a 400 names the field" },
+      error: { type: "string" },
       details: {
-        description: "text, or what the error is about: a 409 on a user's externalId names the existing user as {id}",
-        oneOf: [{ type: "string" }, { type: "object", additionalProperties: { type: "string" } }],
+        type: "object",
+        description: "the record in the way: a user's externalId already taken names that user",
+        properties: { id: { type: "string" } },
       },
     },
     required: ["error"],
@@ -215,11 +221,13 @@ function errorResponses(route: DocumentedEndpoint, codes: readonly ErrorCode[]):
       String(status),
       {
         description: meanings.join("; "),
-        content: { "application/json": { schema: { $ref: `#/components/schemas/${field === "message" ? "MessageError" : "Error"}` } } },
+        content: { "application/json": { schema: { $ref: `#/components/schemas/${errorSchemaName(field, status)}` } } },
       },
     ]),
   );
 }
+
+const errorSchemaName = (field: string, status: number) => (field === "message" ? "MessageError" : status === ERROR_CODES.CONFLICT ? "ConflictError" : "Error");
 
 const json = (schema: JsonSchema, example: unknown): MediaType => ({
   "application/json": { schema, ...(example === undefined ? {} : { example }) },
