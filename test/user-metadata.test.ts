@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { filteredUserIdsQuery } from "../src/users/service.js";
-import { allEvents } from "./support/events.js";
+import { waitForEvents } from "./support/events.js";
 import { contractBody, createUser, gql, rest, statusCounts, userInput } from "./support/http.js";
 import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
@@ -63,7 +63,7 @@ describe.each(Object.entries(surfaces))("metadata on users over %s", (_surface, 
     expect(listed.body[0]).toMatchObject({ externalId: "cus_1", metadata: expected });
     const viaGraphql = await gql(server, `query ($id: ID!) { user(id: $id) { externalId metadata } }`, { id }, tenant.headers);
     expect(viaGraphql.body.data.user).toEqual({ externalId: "cus_1", metadata: expected });
-    const [event] = await allEvents(server, tenant, "&type=user.created");
+    const [event] = await waitForEvents(server, tenant, 1, "&type=user.created");
     expect(event.data.object).toMatchObject({ id, externalId: "cus_1", metadata: expected });
   });
 
@@ -109,7 +109,7 @@ describe.each(Object.entries(surfaces))("metadata on users over %s", (_surface, 
     expect(refused).toMatchObject({ status: 400, error: expect.stringMatching(/key "__proto__" is reserved/) });
     const created = await surface.create(tenant, userInput({ metadata: { constructor: "c", toFixed: "t", hasOwnProperty: "h" } }));
     expect(created.user!.metadata).toEqual({ constructor: "c", toFixed: "t", hasOwnProperty: "h" });
-    const [event] = (await allEvents(server, tenant, "&type=user.created")).filter((e) => e.data.object.id === created.user!.id);
+    const [event] = (await waitForEvents(server, tenant, 1, "&type=user.created")).filter((e) => e.data.object.id === created.user!.id);
     expect(event.data.object.metadata).toEqual({ constructor: "c", toFixed: "t", hasOwnProperty: "h" });
   });
 
@@ -121,7 +121,7 @@ describe.each(Object.entries(surfaces))("metadata on users over %s", (_surface, 
     expect(updated.status, updated.error).toBe(200);
     expect(updated.user!.metadata).toEqual({ keep: "1", change: "new", added: "2" });
     expect((await rest(server, "GET", `/v1/user/${id}`, { headers: tenant.headers })).body.metadata).toEqual({ keep: "1", change: "new", added: "2" });
-    const [event] = await allEvents(server, tenant, "&type=user.updated");
+    const [event] = await waitForEvents(server, tenant, 1, "&type=user.updated");
     expect(event.data.object).toMatchObject({ id, metadata: { keep: "1", change: "new", added: "2" } });
   });
 
