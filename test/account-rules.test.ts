@@ -11,7 +11,6 @@ beforeAll(async () => {
 afterAll(() => server?.stop());
 
 const CPF = "52998224725";
-const CNPJ = "11222333000181";
 type Outcome = { status: number; error?: string; reference?: string };
 const STATUS_OF: Record<string, number> = { BAD_USER_INPUT: 400 };
 
