@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { badInput } from "./errors.js";
 
 /**
  * The client's own key-value pairs on users, virtual accounts, withdrawals and webhook endpoints,
@@ -85,12 +86,13 @@ export const metadataChanges = z
 /** Metadata as it is on a new record: the keys set, none removed. */
 export const newMetadata = (changes: MetadataChanges): Metadata => ({ ...changes.set });
 
-/** The record's metadata after the changes; the key limit applies to the result. */
-export function mergeMetadata(current: unknown, changes: MetadataChanges): Metadata | { tooManyKeys: number } {
+/** The record's metadata after the changes; the key limit applies to the result (a 400 beyond it). */
+export function mergeMetadata(current: unknown, changes: MetadataChanges): Metadata {
   const merged: Metadata = Object.assign(Object.create(null) as Metadata, isPlainObject(current) ? current : {}, changes.set);
   for (const key of changes.remove) delete merged[key];
   const count = Object.keys(merged).length;
-  return count > METADATA_LIMITS.keys ? { tooManyKeys: count } : { ...merged };
+  if (count > METADATA_LIMITS.keys) throw badInput(`metadata: must have at most ${METADATA_LIMITS.keys} keys once merged (it would have ${count})`);
+  return { ...merged };
 }
 
 /** The list filter: every pair must be present (AND); values are non-empty strings. */

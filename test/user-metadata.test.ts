@@ -115,14 +115,14 @@ describe.each(Object.entries(surfaces))("metadata on users over %s", (_surface, 
 
   it("merges on update: sets, overwrites, removes keys set to \"\" or null, keeps the rest, and records user.updated", async () => {
     const tenant = await newTenant(server);
-    const created = await surface.create(tenant, userInput({ metadata: { keep: "1", change: "old", dropEmpty: "x", dropNull: "y" } }));
+    const created = await surface.create(tenant, userInput({ metadata: { keep: "1", change: "old", dropEmpty: "x", dropNull: "y", tooManyKeys: "9" } }));
     const id = created.user!.id;
     const updated = await surface.update(tenant, id, { metadata: { change: "new", added: "2", dropEmpty: "", dropNull: null, neverThere: null } });
     expect(updated.status, updated.error).toBe(200);
-    expect(updated.user!.metadata).toEqual({ keep: "1", change: "new", added: "2" });
-    expect((await rest(server, "GET", `/v1/user/${id}`, { headers: tenant.headers })).body.metadata).toEqual({ keep: "1", change: "new", added: "2" });
+    expect(updated.user!.metadata).toEqual({ keep: "1", change: "new", added: "2", tooManyKeys: "9" });
+    expect((await rest(server, "GET", `/v1/user/${id}`, { headers: tenant.headers })).body.metadata).toEqual({ keep: "1", change: "new", added: "2", tooManyKeys: "9" });
     const [event] = await waitForEvents(server, tenant, 1, "&type=user.updated");
-    expect(event.data.object).toMatchObject({ id, metadata: { keep: "1", change: "new", added: "2" } });
+    expect(event.data.object).toMatchObject({ id, metadata: { keep: "1", change: "new", added: "2", tooManyKeys: "9" } });
   });
 
   it("applies the 50-key limit to the merged result", async () => {

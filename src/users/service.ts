@@ -4,10 +4,10 @@ import type { Prisma, PrismaClient, User } from "../generated/prisma/client.js";
 import { isUniqueViolation } from "../db/errors.js";
 import { prismaSql, type Sql } from "../db/sql.js";
 import { inTransaction } from "../db/transaction.js";
-import { AppError, badInput, notFound } from "../errors.js";
+import { AppError, notFound } from "../errors.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
-import { mergeMetadata, METADATA_LIMITS, metadataChanges, metadataFilter, newMetadata, type Metadata } from "../metadata.js";
+import { mergeMetadata, metadataChanges, metadataFilter, newMetadata, type Metadata } from "../metadata.js";
 import { email, pageArgs, parseInput, requireUuid } from "../validation.js";
 
 const name = (field: string) =>
@@ -127,9 +127,6 @@ export class UserService {
         const [current] = await tx.$queryRaw<{ metadata: unknown }[]>`SELECT "metadata" FROM "users" WHERE "id" = ${id}::uuid AND "clientId" = ${clientId}::uuid FOR UPDATE`;
         if (!current) throw notFound("User");
         const metadata = mergeMetadata(current.metadata, update.metadata);
-        if ("tooManyKeys" in metadata) {
-          throw badInput(`metadata: must have at most ${METADATA_LIMITS.keys} keys once merged (it would have ${metadata.tooManyKeys})`);
-        }
         const updated = await tx.user.update({
           where: { id },
           data: { metadata, ...(update.externalId === undefined ? {} : { externalId: update.externalId }) },
