@@ -22,15 +22,18 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+export type ErrorDetails = string | Record<string, string>;
+
 export class AppError extends Error {
   readonly code: ErrorCode;
-  readonly details?: string;
+  /** Text, or a small object naming what the error is about (a 409's existing record: `{id}`). */
+  readonly details?: ErrorDetails;
   /** The input field at fault (`input.email`, `userId`), when there is one. */
   readonly param?: string;
   /** Seconds, for RATE_LIMITED. */
   readonly retryAfter?: number;
 
-  constructor(code: ErrorCode, message: string, options: { details?: string; param?: string; retryAfter?: number } = {}) {
+  constructor(code: ErrorCode, message: string, options: { details?: ErrorDetails; param?: string; retryAfter?: number } = {}) {
     super(message);
     this.name = "AppError";
     this.code = code;

@@ -82,12 +82,12 @@ describe("webhook endpoints", () => {
     const tenant = await newTenant(server);
     const hooks = await receiver();
     const endpoint = await register(tenant, { url: hooks.url, description: "orders" });
-    expect(Object.keys(endpoint)).toEqual(["id", "url", "events", "description", "enabled", "secret", "createdAt"]);
+    expect(Object.keys(endpoint)).toEqual(["id", "url", "events", "description", "enabled", "secret", "createdAt", "metadata"]);
     expect(endpoint).toMatchObject({ url: hooks.url, events: null, description: "orders", enabled: true });
     expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
 
     const listed = await rest(server, "GET", "/v1/webhook-endpoints", { headers: tenant.headers });
-    expect(listed.body.data).toEqual([{ id: endpoint.id, url: hooks.url, events: null, description: "orders", enabled: true, createdAt: expect.any(String) }]);
+    expect(listed.body.data).toEqual([{ id: endpoint.id, url: hooks.url, events: null, description: "orders", enabled: true, createdAt: expect.any(String), metadata: {} }]);
     expect((await rest(server, "GET", `/v1/webhook-endpoints/${endpoint.id}`, { headers: tenant.headers })).body).toEqual(listed.body.data[0]);
 
     const userId = await createUser(server, tenant);

@@ -4,6 +4,7 @@ import { CurrencyEnum, FiatCurrencyEnum } from "../ledger/currency-schema.js";
 import type { Network } from "../providers/chains.js";
 import type { Currency, FiatCurrency } from "../providers/fx.js";
 import { NetworkEnum } from "../wallets/network-schema.js";
+import { METADATA_DESCRIPTION, METADATA_INPUT_DESCRIPTION, storedMetadata } from "../metadata.js";
 import { VIRTUAL_ACCOUNT_CURRENCIES } from "./virtual-account-currencies.js";
 
 const VirtualAccountCurrencyEnum = builder.enumType("VirtualAccountCurrency", {
@@ -33,6 +34,7 @@ builder.prismaObject("VirtualAccount", {
       type: "Decimal",
       description: "The client's own fee on each deposit, in percent of the converted amount, taken in destinationAsset before forwarding (0 when none)",
     }),
+    metadata: t.field({ type: "JSON", description: METADATA_DESCRIPTION, select: { metadata: true }, resolve: (account) => storedMetadata(account.metadata) }),
   }),
 });
 
@@ -52,6 +54,7 @@ const CreateVirtualAccountInput = builder.inputType("CreateVirtualAccountInput",
       type: "Decimal",
       description: "The client's own fee on each deposit: 0 to 10 percent, at most 2 decimals (default 0), of the converted amount, credited to the client's revenue",
     }),
+    metadata: t.field({ type: "JSON", description: `${METADATA_INPUT_DESCRIPTION} Kept when the account is opened; an existing account is returned as it is.` }),
   }),
 });
 

@@ -7,6 +7,7 @@ import { AppError } from "../errors.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
 import type { Logger } from "../logger.js";
+import { metadataChanges, newMetadata } from "../metadata.js";
 import type { BankAccountDetails, BankingProvider } from "../providers/banking.js";
 import type { UserService } from "../users/service.js";
 import { parseCurrency, parseInput, upperCaseCode, uuid } from "../validation.js";
@@ -27,6 +28,7 @@ export const CreateVirtualAccount = z.object({
     .optional(),
   /** Checked by parseDeveloperFeePercent (0–10, 2 decimals); a JSON number or a decimal string. */
   developerFeePercent: z.unknown().optional(),
+  metadata: metadataChanges,
 });
 
 export type CreateVirtualAccountInput = { currency: unknown } & Record<string, unknown>;
@@ -42,7 +44,7 @@ type Deps = {
   logger: Logger;
 };
 
-/** Bank accounts that receive fiat for a user; one per (user, currency). */
+/** Bank accounts that receive fiat for a user; one per (user, currency). An existing account is returned as it is (its metadata too). */
 export class VirtualAccountService {
   constructor(private readonly deps: Deps) {}
 
@@ -71,6 +73,7 @@ export class VirtualAccountService {
             destinationAddress,
             developerFeePercent: developerFeePercent.toFixed(),
             ...columnsOf(details),
+            metadata: newMetadata(args.metadata),
           },
         });
         await recordEvent(prismaSql(tx), { clientId, userId: user.id, type: "virtual_account.created", object: eventObject.virtualAccount(account) });

@@ -16,7 +16,8 @@ function asGraphQLValues(row: object): Row {
   return Object.fromEntries(
     Object.entries(row).map(([key, value]) => {
       if (value instanceof Date) return [key, value.toISOString()];
-      if (typeof value === "object" && value !== null && "toFixed" in value) return [key, String(value)];
+      // A Decimal (metadata, a plain object, may hold a "toFixed" key, but never a function).
+      if (typeof value === "object" && value !== null && typeof (value as { toFixed?: unknown }).toFixed === "function") return [key, String(value)];
       return [key, value];
     }),
   );

@@ -5,12 +5,6 @@ import { lastEventIdOf, withSseCursor } from "./sse.js";
 import type { ClientEvent } from "./types.js";
 import { EVENT_TYPES } from "./types.js";
 
-builder.scalarType("JSON", {
-  description: "Any JSON value.",
-  serialize: (value) => value,
-  parseValue: (value) => value,
-});
-
 export const EventRef = builder.objectRef<ClientEvent>("Event").implement({
   description: `Something that happened to one of the client's resources. Types: ${EVENT_TYPES.join(", ")}.`,
   fields: (t) => ({

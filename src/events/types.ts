@@ -1,6 +1,7 @@
 /** Every event type a client can read in the feed, subscribe to, or receive at a webhook endpoint. */
 export const EVENT_TYPES = [
   "user.created",
+  "user.updated",
   "virtual_account.created",
   "deposit.created",
   "deposit.completed",

@@ -1,13 +1,13 @@
 import { PothosValidationError } from "@pothos/core";
 import { GraphQLError } from "graphql";
-import { AppError, ERROR_CODES, type ErrorCode } from "../errors.js";
+import { AppError, ERROR_CODES, type ErrorCode, type ErrorDetails } from "../errors.js";
 import { isDatabaseUnavailable, isInvalidTextError } from "../db/errors.js";
 import type { Logger } from "../logger.js";
 
 /** An error already shaped for callers: masking it again keeps it as it is. */
 export class ApiError extends GraphQLError {}
 
-export type ApiErrorExtensions = { code: ErrorCode; details?: string; param?: string; requestId?: string };
+export type ApiErrorExtensions = { code: ErrorCode; details?: ErrorDetails; param?: string; requestId?: string };
 
 /** Finds the AppError behind a GraphQL error, however deeply it was wrapped. */
 export function appErrorOf(error: unknown): AppError | undefined {

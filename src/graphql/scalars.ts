@@ -35,6 +35,12 @@ builder.scalarType("DateTime", {
   },
 });
 
+builder.scalarType("JSON", {
+  description: "Any JSON value.",
+  serialize: (value) => value,
+  parseValue: (value) => value,
+});
+
 builder.scalarType("Date", {
   description: "A calendar date, YYYY-MM-DD.",
   serialize: (value) => value,

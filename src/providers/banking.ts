@@ -33,17 +33,28 @@ const weightedSum = (digits: string, weights: readonly number[]) =>
 
 // ---------------------------------------------------------------- validators
 
-const NUBAN_WEIGHTS = [3, 7, 3, 3, 7, 3, 3, 7, 3, 3, 7, 3];
-
-/** CBN NUBAN check digit over the 3-digit bank code and the 9-digit serial. */
-function nubanCheckDigit(bankCode: string, serial: string): number {
-  return (10 - (weightedSum(bankCode + serial, NUBAN_WEIGHTS) % 10)) % 10;
+/**
+ * The institution code as the CBN's 2020 NUBAN revision pads it to 6 digits: a 3-digit (deposit
+ * money bank) code after "000", a 5-digit code of another financial institution (microfinance
+ * banks, mobile money operators…) after "9".
+ */
+function paddedInstitutionCode(bankCode: string): string | undefined {
+  if (/^\d{3}$/.test(bankCode)) return `000${bankCode}`;
+  if (/^\d{5}$/.test(bankCode)) return `9${bankCode}`;
+  return undefined;
 }
 
-/** 10-digit NUBAN for a 3-digit (commercial bank) code. */
+/** CBN NUBAN check digit: weights 3,7,3 repeated over the 6-digit padded code and the 9-digit serial; 10 − (sum mod 10), 10 → 0. */
+export function nubanCheckDigit(bankCode: string, serial: string): number {
+  const code = paddedInstitutionCode(bankCode);
+  if (!code || !/^\d{9}$/.test(serial)) throw new Error("A NUBAN check digit needs a 3- or 5-digit code and a 9-digit serial");
+  return (10 - (weightedSum(code + serial, [3, 7, 3]) % 10)) % 10;
+}
+
+/** A 10-digit NUBAN (9-digit serial and check digit) for a 3- or 5-digit institution code. */
 export function isValidNuban(bankCode: string, accountNumber: string): boolean {
   return (
-    /^\d{3}$/.test(bankCode) &&
+    paddedInstitutionCode(bankCode) !== undefined &&
     /^\d{10}$/.test(accountNumber) &&
     nubanCheckDigit(bankCode, accountNumber.slice(0, 9)) === Number(accountNumber[9])
   );

@@ -48,6 +48,7 @@ export const doc = {
   id: z.string().describe("identifier (UUID)"),
   timestamp: z.string().meta({ format: "date-time" }),
   userParam: { userId: "the user's id (UUID)" },
+  metadata: z.record(z.string(), z.string()).meta({ examples: [{ segment: "gold" }] }),
   money: z.number().describe("amount in the currency's unit; REST money is a JSON number"),
   sandboxFailure: z.object({ reason: z.string().optional().describe("why it failed") }),
   pageQuery: z.object({

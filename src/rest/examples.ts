@@ -19,6 +19,8 @@ const user = {
   phoneNumber: "+14155552671",
   email: "ada@example.com",
   clientId,
+  externalId: "cus_8812",
+  metadata: { segment: "gold", referrer: "partner-17" } as Record<string, string>,
 };
 
 const apiKey = { id: "0d5c2a8e-7f41-4b3a-a9e6-2c8d1f4b6a09", prefix: "fpk_0123456789ab", createdAt: at, lastUsedAt: later, revokedAt: null };
@@ -37,6 +39,7 @@ const ngnAccount = {
   accountNumber: "0123456789",
   bankName: "Sandbox Bank NG",
   bankCode: "058",
+  metadata: {} as Record<string, string>,
 };
 
 const usdAccount = {
@@ -51,6 +54,7 @@ const usdAccount = {
   accountHolderName: "Ada Lovelace",
   accountHolderType: "individual",
   bankAddress: "1 Sandbox Plaza, New York, NY 10001",
+  metadata: {} as Record<string, string>,
 };
 
 const wallet = {
@@ -152,6 +156,7 @@ const withdrawal = {
   returnReason: null,
   createdAt: later,
   updatedAt: later,
+  metadata: {} as Record<string, string>,
 };
 
 const event = {
@@ -168,6 +173,7 @@ const webhookEndpoint = {
   description: "deposits",
   enabled: true,
   createdAt: at,
+  metadata: { team: "payments" } as Record<string, string>,
 };
 
 const deliveryAttempt = {
@@ -185,7 +191,15 @@ const deliveryAttempt = {
 export const examples = {
   userId,
   user,
-  newUser: { email: user.email, firstName: user.firstName, lastName: user.lastName, phoneNumber: user.phoneNumber, dob: "1990-05-17" },
+  newUser: {
+    email: user.email,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    phoneNumber: user.phoneNumber,
+    dob: "1990-05-17",
+    externalId: user.externalId,
+    metadata: user.metadata,
+  },
   apiKey,
   client,
   ngnAccount,

@@ -4,7 +4,15 @@ import type { DocumentedEndpoint } from "./docs.js";
 
 type JsonSchema = Record<string, unknown>;
 type SecurityRequirement = Record<string, string[]>;
-type Parameter = { name: string; in: "path" | "query" | "header"; required: boolean; description?: string; schema: JsonSchema };
+type Parameter = {
+  name: string;
+  in: "path" | "query" | "header";
+  required: boolean;
+  description?: string;
+  style?: "deepObject";
+  explode?: boolean;
+  schema: JsonSchema;
+};
 type MediaType = { "application/json": { schema: JsonSchema; example?: unknown } };
 type Response = { description: string; content: MediaType };
 type Operation = {
@@ -21,7 +29,7 @@ export type OpenApiDocument = {
   openapi: "3.1.0";
   info: { title: string; version: string; description: string };
   servers: { url: string; description: string }[];
-  paths: Record<string, Partial<Record<"get" | "post" | "delete", Operation>>>;
+  paths: Record<string, Partial<Record<"get" | "post" | "patch" | "delete", Operation>>>;
   components: { schemas: Record<string, JsonSchema>; securitySchemes: Record<string, JsonSchema> };
   security: SecurityRequirement[];
 };
@@ -56,11 +64,23 @@ const SECURITY: Record<NonNullable<DocumentedEndpoint["docs"]["auth"]>, Security
   signature: [{ webhookSignature: [] }],
 };
 
-/** The error bodies: `{error}` (with `details` where the error has them), and the contract's `{message}` of the key revoke 404. */
+/** The error bodies: `{error}` (with `details` where the error has them), a 409's that may name the record in the way, and the contract's `{message}` of the key revoke 404. */
 const ERROR_SCHEMAS: Record<string, JsonSchema> = {
   Error: {
     type: "object",
     properties: { error: { type: "string", description: "what went wrong; a 400 names the field" }, details: { type: "string" } },
+    required: ["error"],
+  },
+  ConflictError: {
+    type: "object",
+    properties: {
+      error: { type: "string" },
+      details: {
+        type: "object",
+        description: "the record in the way: a user's externalId already taken names that user",
+        properties: { id: { type: "string" } },
+      },
+    },
     required: ["error"],
   },
   MessageError: { type: "object", properties: { message: { type: "string" }, details: { type: "string" } }, required: ["message"] },
@@ -169,6 +189,8 @@ function queryParameters(route: DocumentedEndpoint, schemas: NamedSchemas): Para
     in: "query",
     required: schema.required?.includes(name) ?? false,
     ...(typeof description === "string" ? { description } : {}),
+    // An object is sent as name[key]=value (the metadata filters).
+    ...(property.type === "object" ? { style: "deepObject", explode: true } : {}),
     schema: property,
   }));
 }
@@ -199,11 +221,13 @@ function errorResponses(route: DocumentedEndpoint, codes: readonly ErrorCode[]):
       String(status),
       {
         description: meanings.join("; "),
-        content: { "application/json": { schema: { $ref: `#/components/schemas/${field === "message" ? "MessageError" : "Error"}` } } },
+        content: { "application/json": { schema: { $ref: `#/components/schemas/${errorSchemaName(field, status)}` } } },
       },
     ]),
   );
 }
+
+const errorSchemaName = (field: string, status: number) => (field === "message" ? "MessageError" : status === ERROR_CODES.CONFLICT ? "ConflictError" : "Error");
 
 const json = (schema: JsonSchema, example: unknown): MediaType => ({
   "application/json": { schema, ...(example === undefined ? {} : { example }) },

@@ -5,7 +5,7 @@ import { codeOf } from "../graphql/errors.js";
 import { schema } from "../graphql/schema.js";
 import type { ErrorOverride } from "./route.js";
 
-export type RestError = { status: number; body: Record<string, string> };
+export type RestError = { status: number; body: Record<string, unknown> };
 
 /**
  * The one place errors become REST responses. Every error reaching here went through the pipeline's
@@ -16,9 +16,9 @@ export function restError(error: GraphQLError, overrides: Partial<Record<string,
   const code = codeOf(error);
   const override = overrides[code] ?? {};
   const message = code === "BAD_USER_INPUT" ? readable(error.message) : code === "INTERNAL" ? "Internal server error" : error.message;
-  const body: Record<string, string> = { [override.field ?? "error"]: message };
+  const body: Record<string, unknown> = { [override.field ?? "error"]: message };
   const { details, requestId } = error.extensions ?? {};
-  if (typeof details === "string") body.details = details;
+  if (typeof details === "string" || (typeof details === "object" && details !== null)) body.details = details;
   // Beside the contract's fields: a machine-readable code, and the id to quote to support.
   body.code = code;
   if (typeof requestId === "string") body.requestId = requestId;

@@ -30,7 +30,7 @@ export type RequestVariables<Variables> = {
  * becomes its variables, and how its result becomes the contract's body. No business logic lives here.
  */
 export type Route<Data = unknown, Variables = Record<string, unknown>> = {
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "PATCH" | "DELETE";
   path: string;
   operation: TadaDocumentNode<Data, Variables>;
   variables?: (input: RestInput) => RequestVariables<NoInfer<Variables>>;
@@ -71,4 +71,19 @@ export function integer(value: unknown): unknown {
  */
 export function code(value: unknown): unknown {
   return typeof value === "string" ? value.trim().toUpperCase() : value;
+}
+
+/**
+ * `metadata[key]=value` query parameters (the query parser leaves the brackets in the names) as one
+ * object `{key: value}` for the operation. Any other form (a bare `metadata=…`, `metadata[key` without
+ * its bracket) is passed on as the name it was sent under, and a repeated key as its list, for the
+ * service to refuse naming it.
+ */
+export function bracketed(query: Record<string, unknown>, name: string): unknown {
+  const prefix = `${name}[`;
+  const names = Object.keys(query).filter((key) => key === name || key.startsWith(prefix));
+  if (!names.length) return undefined;
+  const malformed = names.find((key) => !key.startsWith(prefix) || !key.endsWith("]"));
+  if (malformed !== undefined) return malformed;
+  return Object.fromEntries(names.map((key) => [key.slice(prefix.length, -1), query[key]]));
 }

@@ -33,7 +33,7 @@ function mountedPath(route: Route, schema: GraphQLSchema): string {
 export function restRouter(routes: readonly Route[], yoga: Yoga): Router {
   const router = Router({ caseSensitive: false, strict: false });
   for (const route of routes) {
-    const method = route.method.toLowerCase() as "get" | "post" | "delete";
+    const method = route.method.toLowerCase() as Lowercase<Route["method"]>;
     router[method](mountedPath(route, appSchema), (req, res) => answer(route, req, res, yoga));
   }
   return router;

@@ -3,6 +3,7 @@ import { clientIdOf } from "../graphql/context.js";
 import type { WebhookDelivery, WebhookDeliveryAttempt } from "../generated/prisma/client.js";
 import type { EndpointView } from "./service.js";
 import { MAX_ENDPOINTS_PER_CLIENT } from "./limits.js";
+import { METADATA_DESCRIPTION, METADATA_INPUT_DESCRIPTION } from "../metadata.js";
 
 /** The id the client knows the event by (see EventIds). */
 const visibleEventId = (row: { clientId: string; eventId: string }, ctx: { services: { eventIds: { visible(clientId: string, id: string): string } } }) =>
@@ -31,6 +32,7 @@ const Endpoint = builder.objectRef<EndpointView & { secret?: string }>("WebhookE
     events: t.exposeStringList("events", { nullable: true, description: "The event types sent there; null: every type, those added later included" }),
     description: t.exposeString("description", { nullable: true }),
     enabled: t.exposeBoolean("enabled"),
+    metadata: t.field({ type: "JSON", description: METADATA_DESCRIPTION, resolve: (endpoint) => endpoint.metadata }),
     secret: t.string({
       nullable: true,
       description: "The signing secret (whsec_…): only in the answers of createWebhookEndpoint and rotateWebhookEndpointSecret, null elsewhere",
@@ -65,6 +67,7 @@ const CreateWebhookEndpointInput = builder.inputType("CreateWebhookEndpointInput
     url: t.string({ required: true, description: "https (http and loopback too while SANDBOX is on)" }),
     events: t.stringList({ description: "Event types to send (at least one); omitted or null: every type" }),
     description: t.string(),
+    metadata: t.field({ type: "JSON", description: METADATA_INPUT_DESCRIPTION }),
   }),
 });
 

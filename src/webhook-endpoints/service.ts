@@ -4,6 +4,7 @@ import { AppError, badInput, notFound } from "../errors.js";
 import type { EventIds } from "../events/ids.js";
 import { inTransaction } from "../db/transaction.js";
 import { MAX_PAGE, parseEventTypes } from "../events/service.js";
+import { newMetadata, metadataChanges, storedMetadata, type Metadata } from "../metadata.js";
 import { parseInput, requireUuid } from "../validation.js";
 import { newSecret, sealSecret } from "./secrets.js";
 import { admitEndpointUrl } from "./url-policy.js";
@@ -18,10 +19,11 @@ export const EndpointInput = z.object({
   url: z.string({ error: "url is required" }),
   events: z.array(z.string(), { error: "events must be a list of event types" }).min(1, "events must name at least one type (omit it for every type)").max(50).nullish(),
   description: z.string({ error: "description must be text" }).trim().max(500, "description must be at most 500 characters").nullish(),
+  metadata: metadataChanges,
 });
 
 /** `events` null: every event type, those added later included (stored as an empty list). */
-export type EndpointView = { id: string; url: string; events: string[] | null; description: string | null; enabled: boolean; createdAt: Date };
+export type EndpointView = { id: string; url: string; events: string[] | null; description: string | null; enabled: boolean; metadata: Metadata; createdAt: Date };
 
 const viewOf = (endpoint: WebhookEndpoint): EndpointView => ({
   id: endpoint.id,
@@ -29,6 +31,7 @@ const viewOf = (endpoint: WebhookEndpoint): EndpointView => ({
   events: endpoint.eventTypes.length ? endpoint.eventTypes : null,
   description: endpoint.description,
   enabled: endpoint.enabled,
+  metadata: storedMetadata(endpoint.metadata),
   createdAt: endpoint.createdAt,
 });
 
@@ -49,7 +52,7 @@ export class WebhookEndpointService {
 
   /** The secret is returned here and on rotation only; the database keeps it encrypted. */
   async create(clientId: string, input: Record<string, unknown>): Promise<EndpointView & { secret: string }> {
-    const { url, events, description } = parseInput(EndpointInput, input);
+    const { url, events, description, metadata } = parseInput(EndpointInput, input);
     const eventTypes = parseEventTypes(events, "events");
     const target = await admitEndpointUrl(url, this.deps.strictUrls, this.deps.resolveHost);
     const secret = newSecret();
@@ -60,7 +63,14 @@ export class WebhookEndpointService {
         throw badInput(`A client has at most ${MAX_ENDPOINTS_PER_CLIENT} webhook endpoints`);
       }
       return tx.webhookEndpoint.create({
-        data: { clientId, url: target, eventTypes, description: description || null, secretEnc: sealSecret(this.deps.encryptionKey, secret) },
+        data: {
+          clientId,
+          url: target,
+          eventTypes,
+          description: description || null,
+          metadata: newMetadata(metadata),
+          secretEnc: sealSecret(this.deps.encryptionKey, secret),
+        },
       });
     });
     return { ...viewOf(endpoint), secret };

@@ -1,10 +1,11 @@
 import type { Withdrawal } from "../generated/prisma/client.js";
 import { graphql, type ResultOf } from "../graphql/typed.js";
+import { maskedPixKey, type PixKey } from "../providers/brazil.js";
 import { pickKeys, withNumbers } from "../representation.js";
 
-const RECORD = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "returnReason", "createdAt", "updatedAt"] as const satisfies readonly (keyof ResultOf<typeof WithdrawalFields>)[];
+const RECORD = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "returnReason", "createdAt", "updatedAt", "metadata"] as const satisfies readonly (keyof ResultOf<typeof WithdrawalFields>)[];
 export const WithdrawalFields = graphql(`
-  fragment WithdrawalFields on Withdrawal { reference userId type currency amount fee developerFee status destination failureReason returnReason createdAt updatedAt }
+  fragment WithdrawalFields on Withdrawal { reference userId type currency amount fee developerFee status destination failureReason returnReason createdAt updatedAt metadata }
 `);
 
 /**
@@ -17,9 +18,10 @@ export function withdrawalBody(withdrawal: Record<string, unknown>) {
   return developerFee === 0 ? body : { ...body, developerFee };
 }
 
-/** What the API shows of a destination: the last 4 of an account, the ends of an address. */
+/** What the API shows of a destination: the last 4 of an account, the ends of an address, a masked Pix key. */
 export function maskedDestination(withdrawal: Pick<Withdrawal, "destination">): string {
-  const destination = JSON.parse(withdrawal.destination) as { account?: string; address?: string };
+  const destination = JSON.parse(withdrawal.destination) as { account?: string; address?: string; pix?: PixKey };
   if (destination.address) return `${destination.address.slice(0, 6)}…${destination.address.slice(-4)}`;
+  if (destination.pix) return `Pix ${destination.pix.keyType} ${maskedPixKey(destination.pix)}`;
   return `****${(destination.account ?? "").replace(/[^0-9A-Za-z]/g, "").slice(-4)}`;
 }

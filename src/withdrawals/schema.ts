@@ -6,6 +6,8 @@ import { NEWEST_FIRST_RECORDS, newestFirstPage } from "../ledger/service.js";
 import { CurrencyEnum, FiatCurrencyEnum } from "../ledger/currency-schema.js";
 import type { Currency } from "../providers/fx.js";
 import { NetworkEnum } from "../wallets/network-schema.js";
+import { METADATA_DESCRIPTION, METADATA_INPUT_DESCRIPTION, storedMetadata } from "../metadata.js";
+import { PIX_KEY_TYPES } from "../providers/brazil.js";
 import { maskedDestination } from "./representation.js";
 import { WITHDRAWAL_STATUSES, WITHDRAWAL_TYPES, type WithdrawalStatus, type WithdrawalType } from "./service.js";
 import { BANK_CURRENCIES, BANK_CURRENCY_NAMES } from "./validation.js";
@@ -33,7 +35,7 @@ builder.prismaObject("Withdrawal", {
     developerFee: t.expose("developerFee", { type: "Decimal", description: "The client's own fee, credited to its revenue (clientBalances); refunded on failure, kept on return" }),
     status: t.field({ type: WithdrawalStatusEnum, resolve: (withdrawal) => withdrawal.status as WithdrawalStatus }),
     destination: t.string({
-      description: "Masked: the last 4 characters of an account (****6789), the ends of an address (0x1234…abcd)",
+      description: "Masked: the last 4 characters of an account (****6789), the ends of an address (0x1234…abcd), a Pix key (Pix CPF ***.456.789-**)",
       select: { destination: true },
       resolve: (withdrawal) => maskedDestination(withdrawal),
     }),
@@ -41,6 +43,7 @@ builder.prismaObject("Withdrawal", {
     returnReason: t.exposeString("returnReason", { nullable: true, description: "Why the bank returned it; null until RETURNED" }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+    metadata: t.field({ type: "JSON", description: METADATA_DESCRIPTION, select: { metadata: true }, resolve: (withdrawal) => storedMetadata(withdrawal.metadata) }),
   }),
 });
 
@@ -92,6 +95,20 @@ const BankAccountInput = builder.inputType("BankAccountInput", {
   }),
 });
 
+const PixKeyTypeEnum = builder.enumType("PixKeyType", {
+  description: "CPF, CNPJ (check digits validated), EMAIL, PHONE (+55 E.164 mobile), EVP (a lower-case UUID).",
+  values: PIX_KEY_TYPES,
+});
+
+const PixKeyInput = builder.inputType("PixKeyInput", {
+  fields: (t) => ({
+    keyType: t.field({ type: PixKeyTypeEnum, required: true }),
+    key: t.string({ required: true, description: "CPF: 11 digits; CNPJ: 14 characters (masks accepted); EMAIL; PHONE: +5511987654321; EVP: a lower-case UUID" }),
+  }),
+});
+
+const metadataInput = { type: "JSON", description: METADATA_INPUT_DESCRIPTION } as const;
+
 const WithdrawToBankInput = builder.inputType("WithdrawToBankInput", {
   fields: (t) => ({
     currency: t.field({ type: BankWithdrawalCurrencyEnum, required: true }),
@@ -101,7 +118,10 @@ const WithdrawToBankInput = builder.inputType("WithdrawToBankInput", {
     dob: t.string({ required: true, description: "YYYY-MM-DD; must be the user's" }),
     amount: t.field({ type: "Decimal", required: true, description: "At least 0.01, at most 2 decimals" }),
     developerFee: t.field({ type: "Decimal", description: DEVELOPER_FEE }),
-    bankAccount: t.field({ type: BankAccountInput, required: true }),
+    bankAccount: t.field({ type: BankAccountInput, description: "Required for USD, EUR and MXN; for BRL, either this or pix" }),
+    pix: t.field({ type: PixKeyInput, description: "BRL only, instead of bankAccount: the recipient's Pix key (taxId required)" }),
+    taxId: t.string({ description: "BRL only: the recipient's CPF or CNPJ (check digits validated); required with pix, optional with bankAccount" }),
+    metadata: t.field(metadataInput),
   }),
 });
 
@@ -111,10 +131,11 @@ const WithdrawNgnInput = builder.inputType("WithdrawNgnInput", {
     amount: t.field({ type: "Decimal", required: true }),
     developerFee: t.field({ type: "Decimal", description: DEVELOPER_FEE }),
     accountNumber: t.string({ required: true, description: "10-digit NUBAN, valid for bankCode" }),
-    bankCode: t.string({ required: true, description: "3-digit bank code" }),
+    bankCode: t.string({ required: true, description: "A 3-digit bank code, or the 5-digit code of another financial institution (microfinance bank…)" }),
     accountName: t.string({ required: true }),
     bankName: t.string(),
     narration: t.string(),
+    metadata: t.field(metadataInput),
   }),
 });
 
@@ -126,6 +147,7 @@ const WithdrawUsdcInput = builder.inputType("WithdrawUsdcInput", {
     walletAddress: t.string({ required: true, description: "EVM address; EIP-55 checksum when mixed-case" }),
     network: t.field({ type: NetworkEnum, required: true }),
     chainId: t.int({ required: true, description: "Must be the network's: 1, 137, 8453, 42161 or 10" }),
+    metadata: t.field(metadataInput),
   }),
 });
 
@@ -141,7 +163,7 @@ const FUNDS = "Debits the balance in the withdrawal's currency at once; INSUFFIC
 builder.mutationFields((t) => ({
   withdrawToBank: t.prismaField({
     type: "Withdrawal",
-    description: `A USD, EUR, MXN or BRL payout to the user's own bank account. ${FUNDS}`,
+    description: `A USD, EUR, MXN or BRL payout to the user's own bank account (BRL: or Pix key). ${FUNDS}`,
     args: { input: t.arg({ type: WithdrawToBankInput, required: true }) },
     resolve: async (_query, _root, args, ctx) => ctx.services.withdrawals.toBank(await clientIdOf(ctx), args.input.currency, args.input),
   }),

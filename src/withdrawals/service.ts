@@ -10,6 +10,7 @@ import { developerFeePostings, parseDeveloperFee } from "../developer-fees/rules
 import { AppError, badInput, notFound } from "../errors.js";
 import type { EventType } from "../events/types.js";
 import { Exact, parseAmount } from "../ledger/amount.js";
+import { newMetadata, type MetadataChanges } from "../metadata.js";
 import type { LedgerService } from "../ledger/service.js";
 import type { Posting } from "../ledger/types.js";
 import type { BusinessMetrics } from "../metrics/metrics.js";
@@ -52,7 +53,16 @@ export function stepsOf(status: string, name: TransitionName): Transition[] {
 export const WITHDRAWAL_TYPES = ["BANK", "NGN_BANK", "USDC"] as const;
 export type WithdrawalType = (typeof WITHDRAWAL_TYPES)[number];
 type Selection = Pick<Prisma.WithdrawalFindFirstArgs, "select" | "include">;
-type Payout = { clientId: string; userId: string; type: WithdrawalType; currency: Currency; amount: Decimal; developerFee: Decimal; destination: Record<string, unknown> };
+type Payout = {
+  clientId: string;
+  userId: string;
+  type: WithdrawalType;
+  currency: Currency;
+  amount: Decimal;
+  developerFee: Decimal;
+  destination: Record<string, unknown>;
+  metadata: MetadataChanges;
+};
 
 /** We charge no fee of our own on withdrawals: the record's fee is the client's developer fee alone. */
 const OWN_FEE = 0;
@@ -79,7 +89,7 @@ export class WithdrawalService {
     private readonly deps: { prisma: PrismaClient; users: UserService; ledger: LedgerService; metrics: Pick<BusinessMetrics, "withdrawals"> },
   ) {}
 
-  /** USD, EUR, MXN or BRL to the user's own bank account: names and dob must be the user's. */
+  /** USD, EUR, MXN or BRL to the user's own bank account (BRL: or Pix key): names and dob must be the user's. */
   async toBank(clientId: string, currencyInput: unknown, input: unknown) {
     const currency = parseBankCurrency(currencyInput);
     const request = parseBankWithdrawal(currency, input);
@@ -87,7 +97,8 @@ export class WithdrawalService {
     const developerFee = parseDeveloperFee(request.developerFee, currency);
     const user = await this.deps.users.get(clientId, request.userId);
     assertAccountHolder(user, request);
-    return this.initiate({ clientId, userId: user.id, type: "BANK", currency, amount, developerFee, destination: { currency, ...request.bankAccount } });
+    const destination = { currency, ...request.destination };
+    return this.initiate({ clientId, userId: user.id, type: "BANK", currency, amount, developerFee, destination, metadata: request.metadata });
   }
 
   async toNgnBank(clientId: string, input: unknown) {
@@ -97,7 +108,7 @@ export class WithdrawalService {
     const user = await this.deps.users.get(clientId, request.userId, { select: { id: true } });
     const { accountNumber: account, bankCode, accountName, bankName, narration } = request;
     const destination = { account, bankCode, accountName, bankName, narration };
-    return this.initiate({ clientId, userId: user.id, type: "NGN_BANK", currency: "NGN", amount, developerFee, destination });
+    return this.initiate({ clientId, userId: user.id, type: "NGN_BANK", currency: "NGN", amount, developerFee, destination, metadata: request.metadata });
   }
 
   async toUsdc(clientId: string, input: unknown) {
@@ -106,7 +117,7 @@ export class WithdrawalService {
     const developerFee = parseDeveloperFee(request.developerFee, "USDC");
     const user = await this.deps.users.get(clientId, request.userId, { select: { id: true } });
     const destination = { address: getAddress(request.walletAddress), network: request.network.name, chainId: request.network.chainId };
-    return this.initiate({ clientId, userId: user.id, type: "USDC", currency: "USDC", amount, developerFee, destination });
+    return this.initiate({ clientId, userId: user.id, type: "USDC", currency: "USDC", amount, developerFee, destination, metadata: request.metadata });
   }
 
   /** Another client's withdrawal is exactly as unknown as one that does not exist. */
@@ -151,6 +162,7 @@ export class WithdrawalService {
           developerFee: developerFee.toFixed(),
           status: WITHDRAWAL_STATUS.PENDING,
           destination: JSON.stringify(payout.destination),
+          metadata: newMetadata(payout.metadata),
         },
       });
       // One journal debits the amount and the developer fee: the ledger's funds check covers their sum, and

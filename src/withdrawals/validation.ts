@@ -1,7 +1,9 @@
 import { isAddress } from "viem";
 import { z } from "zod";
 import { badInput } from "../errors.js";
+import { metadataChanges } from "../metadata.js";
 import { brlAccountCheckDigit, isValidAbaRouting, isValidBic, isValidClabe, isValidIban, isValidNuban } from "../providers/banking.js";
+import { parsePixKey, parseTaxId, PIX_KEY_TYPES, type PixKey } from "../providers/brazil.js";
 import { NETWORK_NAMES, networkByName } from "../providers/chains.js";
 import { parseInput, uuid } from "../validation.js";
 
@@ -28,14 +30,32 @@ export const BankWithdrawal = z.object({
   dob: z.string({ error: "dob is required" }).regex(/^\d{4}-\d{2}-\d{2}$/, "dob must be a date YYYY-MM-DD"),
   amount: z.unknown(),
   developerFee: z.unknown().optional(),
-  bankAccount: z.object(
-    {
-      account: text("bankAccount.account", 40),
-      routing: text("bankAccount.routing", 20),
-      type: z.enum(["checking", "savings"], { error: "bankAccount.type must be checking or savings" }),
-    },
-    { error: "bankAccount is required" },
-  ),
+  bankAccount: z
+    .object(
+      {
+        account: text("bankAccount.account", 40),
+        routing: text("bankAccount.routing", 20),
+        type: z.enum(["checking", "savings"], { error: "bankAccount.type must be checking or savings" }),
+      },
+      { error: "bankAccount must be an object {account, routing, type}" },
+    )
+    .nullish()
+    .describe("required for USD, EUR and MXN; for BRL, either this or pix"),
+  pix: z
+    .object(
+      {
+        keyType: z.enum(PIX_KEY_TYPES, { error: `pix.keyType must be one of ${PIX_KEY_TYPES.join(", ")}` }),
+        key: z.string({ error: "pix.key is required" }),
+      },
+      { error: "pix must be an object {keyType, key}" },
+    )
+    .nullish()
+    .describe("BRL only, instead of bankAccount: the recipient's Pix key"),
+  taxId: z
+    .string({ error: "taxId must be text: a CPF or CNPJ" })
+    .nullish()
+    .describe("BRL only: the recipient's CPF or CNPJ (check digits validated); required with pix"),
+  metadata: metadataChanges,
 });
 
 export const NgnWithdrawal = z.object({
@@ -43,10 +63,14 @@ export const NgnWithdrawal = z.object({
   amount: z.unknown(),
   developerFee: z.unknown().optional(),
   accountNumber: z.string({ error: "accountNumber is required" }).trim().regex(/^\d{10}$/, "accountNumber must be a 10-digit NUBAN"),
-  bankCode: z.string({ error: "bankCode is required" }).trim().regex(/^\d{3}$/, "bankCode must be a 3-digit bank code"),
+  bankCode: z
+    .string({ error: "bankCode is required" })
+    .trim()
+    .regex(/^(\d{3}|\d{5})$/, "bankCode must be a 3-digit bank code or a 5-digit code of another financial institution"),
   accountName: text("accountName"),
   bankName: text("bankName").nullish(),
   narration: text("narration").nullish(),
+  metadata: metadataChanges,
 });
 
 
@@ -57,6 +81,7 @@ export const UsdcWithdrawal = z.object({
   walletAddress: z.string({ error: "walletAddress is required" }).trim(),
   network: z.string({ error: "network is required" }),
   chainId: z.number({ error: "chainId is required" }).int("chainId must be an integer"),
+  metadata: metadataChanges,
 });
 
 export type BankAccount = { account: string; routing: string; type: "checking" | "savings" };
@@ -102,9 +127,32 @@ export function parseBankCurrency(currency: unknown): BankCurrency {
   return parseInput(bankCurrency, currency);
 }
 
+/** Where a bank withdrawal goes, as stored: a bank account, or (BRL) a Pix key; BRL adds the recipient's tax id when given. */
+export type BankDestination = (BankAccount | { pix: PixKey }) & { taxId?: string };
+
 export function parseBankWithdrawal(currency: BankCurrency, input: unknown) {
-  const request = parseInput(BankWithdrawal, input);
-  return { ...request, bankAccount: BANK_RULES[currency](request.bankAccount) };
+  const { bankAccount, pix, taxId, ...request } = parseInput(BankWithdrawal, input);
+  return { ...request, destination: bankDestination(currency, { bankAccount, pix, taxId }) };
+}
+
+function bankDestination(
+  currency: BankCurrency,
+  given: { bankAccount?: BankAccount | null; pix?: { keyType: PixKey["keyType"]; key: string } | null; taxId?: string | null },
+): BankDestination {
+  if (currency !== "BRL") {
+    if (given.pix != null) throw badInput("pix: only BRL withdrawals take a Pix key");
+    if (given.taxId != null) throw badInput("taxId: only BRL withdrawals take a taxId");
+    if (given.bankAccount == null) throw badInput("bankAccount is required");
+    return BANK_RULES[currency](given.bankAccount);
+  }
+  if (given.pix != null && given.bankAccount != null) throw badInput("Send either pix or bankAccount, not both");
+  const taxId = given.taxId == null ? undefined : parseTaxId(given.taxId);
+  if (given.pix != null) {
+    if (taxId === undefined) throw badInput("taxId is required with pix: the recipient's CPF or CNPJ");
+    return { pix: parsePixKey(given.pix), taxId };
+  }
+  if (given.bankAccount == null) throw badInput("bankAccount or pix is required");
+  return { ...BANK_RULES.BRL(given.bankAccount), ...(taxId === undefined ? {} : { taxId }) };
 }
 
 export function parseNgnWithdrawal(input: unknown) {

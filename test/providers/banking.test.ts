@@ -31,6 +31,14 @@ function nubanOk(bankCode: string, account: string): boolean {
   return (check === 10 ? 0 : check) === Number(account[9]);
 }
 
+/** The 2020 revision written out: the code padded to 6 digits ("000" + 3 or "9" + 5), weights 3,7,3 over 15 digits. */
+function nubanOk2020(bankCode: string, serial: string): number {
+  const padded = bankCode.length === 3 ? `000${bankCode}` : `9${bankCode}`;
+  const weights = [3, 7, 3, 3, 7, 3, 3, 7, 3, 3, 7, 3, 3, 7, 3];
+  const sum = [...(padded + serial)].reduce((s, d, i) => s + Number(d) * weights[i], 0);
+  return (10 - (sum % 10)) % 10;
+}
+
 describe("NUBAN", () => {
   it("accepts the CBN worked example and rejects a wrong check digit", () => {
     // Bank 011, serial 000001457: 0·3+1·7+1·3 + 0+0+0+0+0 + 1·3+4·3+5·7+7·3 = 81 → 10 − 1 = 9.
@@ -40,6 +48,26 @@ describe("NUBAN", () => {
     expect(isValidNuban("058", "0000000018")).toBe(true);
     expect(isValidNuban("058", "000000001")).toBe(false);
     expect(isValidNuban("58", "0000000018")).toBe(false);
+  });
+
+  it("takes 5-digit institution codes under the 2020 revision: the code after 9, weights 3,7,3 over 15 digits", () => {
+    // Kuda MFB 50211, serial 123456789: 950211123456789 · 3,7,3… = 27+35+0+6+7+3+3+14+9+12+35+18+21+56+27 = 273 → 10 − 3 = 7.
+    expect(isValidNuban("50211", "1234567897")).toBe(true);
+    for (const wrong of ["1234567890", "1234567891", "1234567896", "1234567898"]) expect(isValidNuban("50211", wrong)).toBe(false);
+    // Moniepoint MFB 50515, serial 987654321: 950515987654321 → 27+35+0+15+7+15+27+56+21+18+35+12+9+14+3 = 294 → 10 − 4 = 6.
+    expect(isValidNuban("50515", "9876543216")).toBe(true);
+    expect(isValidNuban("50515", "9876543219")).toBe(false);
+    // A 3-digit code padded with 000 gives the check digit of the original 12-digit rule (weights land the same).
+    expect(isValidNuban("058", "0123456785")).toBe(true);
+    for (const code of ["5021", "502110", "", "05a"]) expect(isValidNuban(code, "1234567897")).toBe(false);
+    for (let serial = 0; serial < 200; serial++) {
+      const digits = String(serial * 4_999_991).padStart(9, "0").slice(-9);
+      for (const code of ["044", "50211", "51318"]) {
+        const check = nubanOk2020(code, digits);
+        expect(isValidNuban(code, `${digits}${check}`)).toBe(true);
+        expect(isValidNuban(code, `${digits}${(check + 1) % 10}`)).toBe(false);
+      }
+    }
   });
 
   it("issues 10-digit NGN accounts whose check digit is right for the bank code", async () => {

@@ -6,6 +6,7 @@ import { MAX_DEVELOPER_FEE_PERCENT } from "../../developer-fees/rules.js";
 import { VIRTUAL_ACCOUNT_CURRENCIES } from "../../accounts/virtual-account-currencies.js";
 import { doc, named } from "../docs.js";
 import { examples } from "../examples.js";
+import { METADATA_DESCRIPTION } from "../../metadata.js";
 import { code, route } from "../route.js";
 
 const common = {
@@ -17,6 +18,7 @@ const common = {
   destinationNetwork: z.string().describe("ETHEREUM, POLYGON, BASE, ARBITRUM or OPTIMISM"),
   destinationAddress: z.string(),
   developerFeePercent: z.number().optional().describe("the client's own fee on each deposit, in percent; present only when the account charges one"),
+  metadata: doc.metadata.describe(METADATA_DESCRIPTION),
 };
 /** The two shapes of the contract: NGN, and the bank shape of USD, EUR, MXN, BRL. */
 export const VirtualAccount = z.union([
@@ -45,6 +47,7 @@ export const virtualAccountRoutes = [
         destinationNetwork: code(body.destinationNetwork),
         address: body.address,
         developerFeePercent: body.developerFeePercent,
+        metadata: body.metadata,
       },
     }),
     result: (data) => virtualAccountBody(data.createVirtualAccount),
@@ -65,7 +68,10 @@ export const virtualAccountRoutes = [
       ),
       response: VirtualAccount,
       errors: ["NOT_FOUND", "PROVIDER_ERROR"],
-      example: { body: { userId: examples.userId, developerFeePercent: 1.5 }, response: { ...examples.ngnAccount, developerFeePercent: 1.5 } },
+      example: {
+        body: { userId: examples.userId, developerFeePercent: 1.5, metadata: { purpose: "rent" } },
+        response: { ...examples.ngnAccount, developerFeePercent: 1.5, metadata: { purpose: "rent" } },
+      },
     },
   }),
 ];

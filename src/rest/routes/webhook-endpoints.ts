@@ -5,15 +5,16 @@ import { pickKeys } from "../../representation.js";
 import { EndpointInput } from "../../webhook-endpoints/service.js";
 import { doc, named } from "../docs.js";
 import { examples } from "../examples.js";
+import { METADATA_DESCRIPTION } from "../../metadata.js";
 import { found, integer, route } from "../route.js";
 
-const EndpointFields = graphql(`fragment EndpointFields on WebhookEndpoint { id url events description enabled createdAt }`);
+const EndpointFields = graphql(`fragment EndpointFields on WebhookEndpoint { id url events description enabled createdAt metadata }`);
 const AttemptFields = graphql(`
   fragment AttemptFields on WebhookDeliveryAttempt { id eventId attempt status succeeded error durationMs createdAt nextAttemptAt }
 `);
 
 /** The endpoint with its secret, in the order of the answer to a creation. */
-const withSecret = (endpoint: Record<string, unknown>) => pickKeys(endpoint, ["id", "url", "events", "description", "enabled", "secret", "createdAt"]);
+const withSecret = (endpoint: Record<string, unknown>) => pickKeys(endpoint, ["id", "url", "events", "description", "enabled", "secret", "createdAt", "metadata"]);
 
 const Endpoint = named("WebhookEndpoint", z.object({
   id: doc.id,
@@ -22,6 +23,7 @@ const Endpoint = named("WebhookEndpoint", z.object({
   description: z.string().nullable(),
   enabled: z.boolean(),
   createdAt: doc.timestamp,
+  metadata: doc.metadata.describe(METADATA_DESCRIPTION),
 }));
 const EndpointWithSecret = named("WebhookEndpointWithSecret", Endpoint.extend({ secret: z.string().describe("whsec_…: shown only in this answer") }));
 const withSecretExample = { ...examples.webhookEndpoint, secret: examples.webhookSecret };
@@ -43,7 +45,7 @@ export const webhookEndpointRoutes = [
     method: "POST",
     path: "/v1/webhook-endpoints",
     operation: graphql(`mutation ($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { ...EndpointFields secret } }`, [EndpointFields]),
-    variables: ({ body }) => ({ input: { url: body.url, events: body.events, description: body.description } }),
+    variables: ({ body }) => ({ input: { url: body.url, events: body.events, description: body.description, metadata: body.metadata } }),
     result: (data) => withSecret(data.createWebhookEndpoint),
     status: 201,
     docs: {
@@ -56,7 +58,12 @@ export const webhookEndpointRoutes = [
       ),
       response: EndpointWithSecret,
       example: {
-        body: { url: examples.webhookEndpoint.url, events: examples.webhookEndpoint.events, description: examples.webhookEndpoint.description },
+        body: {
+          url: examples.webhookEndpoint.url,
+          events: examples.webhookEndpoint.events,
+          description: examples.webhookEndpoint.description,
+          metadata: examples.webhookEndpoint.metadata,
+        },
         response: withSecretExample,
       },
     },

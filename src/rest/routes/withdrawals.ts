@@ -6,7 +6,12 @@ import { BANK_CURRENCIES, BankWithdrawal, NgnWithdrawal, UsdcWithdrawal } from "
 import { NETWORK_NAMES } from "../../providers/chains.js";
 import { doc, named, withAmount } from "../docs.js";
 import { examples } from "../examples.js";
+import { METADATA_DESCRIPTION } from "../../metadata.js";
+import { PIX_KEY_TYPES } from "../../providers/brazil.js";
 import { code, found, integer, route } from "../route.js";
+
+/** A Pix key as sent, its keyType in the enum's upper case (accepted in any case like other codes); anything else as given, for GraphQL to refuse. */
+const pixKey = (pix: unknown) => (pix && typeof pix === "object" && !Array.isArray(pix) ? { ...pix, keyType: code((pix as { keyType?: unknown }).keyType) } : pix);
 
 const Withdrawal = named("Withdrawal", z.object({
   reference: z.string(),
@@ -22,6 +27,7 @@ const Withdrawal = named("Withdrawal", z.object({
   returnReason: z.string().nullable().describe("why the bank returned it; null until RETURNED"),
   createdAt: doc.timestamp,
   updatedAt: doc.timestamp,
+  metadata: doc.metadata.describe(METADATA_DESCRIPTION),
 }));
 const HOLDER = { userId: examples.userId, firstName: "Ada", lastName: "Lovelace", dob: "1990-05-17" };
 const REFERENCE = { reference: "the withdrawal's reference" };
@@ -73,6 +79,9 @@ export const withdrawalRoutes = [
         amount: body.amount,
         developerFee: body.developerFee,
         bankAccount: body.bankAccount,
+        pix: pixKey(body.pix),
+        taxId: body.taxId,
+        metadata: body.metadata,
       },
     }),
     result: ({ withdrawToBank: w }) => ({
@@ -86,9 +95,19 @@ export const withdrawalRoutes = [
     errors: LEGACY_FUNDS_ERROR,
     docs: {
       summary: "Withdraw to the user's own bank account",
-      description: "The holder's names and date of birth must match the user. Bank details are checked per currency (ABA, IBAN/BIC, CLABE, BRL bank-branch).",
+      description:
+        "The holder's names and date of birth must match the user. Bank details are checked per currency (ABA, IBAN/BIC, CLABE, BRL bank-branch). " +
+        "BRL takes either `bankAccount` or `pix` (`keyType` CPF, CNPJ, EMAIL, PHONE or EVP, and its `key`); `taxId` (the recipient's CPF or CNPJ, check digits validated) is required with `pix` and optional with `bankAccount`.",
       params: { currency: doc.oneOf(BANK_CURRENCIES, "the account's currency") },
-      body: named("BankWithdrawalRequest", withFees(BankWithdrawal)),
+      body: named(
+        "BankWithdrawalRequest",
+        withFees(BankWithdrawal).extend({
+          pix: z
+            .object({ keyType: doc.oneOf(PIX_KEY_TYPES, "the key's type"), key: z.string().describe("CPF: 11 digits; CNPJ: 14 characters; EMAIL; PHONE: +5511987654321; EVP: a lower-case UUID") })
+            .nullish()
+            .describe("BRL only, instead of bankAccount: the recipient's Pix key"),
+        }),
+      ),
       response: z.object({
         success: z.boolean(),
         message: z.string(),
@@ -118,6 +137,7 @@ export const withdrawalRoutes = [
         accountName: body.accountName,
         bankName: body.bankName,
         narration: body.narration,
+        metadata: body.metadata,
       },
     }),
     result: (data) => withdrawalBody(data.withdrawNgn),
@@ -128,8 +148,8 @@ export const withdrawalRoutes = [
       response: Withdrawal,
       errors: ["NOT_FOUND", "INSUFFICIENT_FUNDS"],
       example: {
-        body: { userId: examples.userId, amount: 20000, developerFee: 150, accountNumber: "0123456789", bankCode: "058", accountName: "Ada Lovelace", narration: "rent" },
-        response: { ...examples.withdrawal, fee: 150, developerFee: 150 },
+        body: { userId: examples.userId, amount: 20000, developerFee: 150, accountNumber: "0123456785", bankCode: "058", accountName: "Ada Lovelace", narration: "rent", metadata: { invoice: "inv_2041" } },
+        response: { ...examples.withdrawal, destination: "****6785", fee: 150, developerFee: 150, metadata: { invoice: "inv_2041" } },
       },
     },
   }),
@@ -138,7 +158,7 @@ export const withdrawalRoutes = [
     path: "/v1/withdrawals/usdc",
     operation: graphql(`mutation ($input: WithdrawUsdcInput!) { withdrawUsdc(input: $input) { ...WithdrawalFields } }`, [WithdrawalFields]),
     variables: ({ body }) => ({
-      input: { userId: body.userId, amount: body.amount, developerFee: body.developerFee, walletAddress: body.walletAddress, network: code(body.network), chainId: body.chainId },
+      input: { userId: body.userId, amount: body.amount, developerFee: body.developerFee, walletAddress: body.walletAddress, network: code(body.network), chainId: body.chainId, metadata: body.metadata },
     }),
     result: (data) => withdrawalBody(data.withdrawUsdc),
     errors: LEGACY_FUNDS_ERROR,
