@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   "card.transaction.created",
   "api_key.created",
   "api_key.revoked",
+  "api_key.rolled",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
