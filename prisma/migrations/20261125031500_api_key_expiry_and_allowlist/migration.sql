@@ -2,3 +2,7 @@
 -- AlterTable
 ALTER TABLE "api_keys" ADD COLUMN     "allowedIps" TEXT[] DEFAULT ARRAY[]::TEXT[],
 ADD COLUMN     "expiresAt" TIMESTAMPTZ(3);
+
+-- The retention job deletes keys expired long ago, oldest first (src/retention/job.ts).
+-- CreateIndex
+CREATE INDEX "api_keys_expiresAt_idx" ON "api_keys"("expiresAt");
