@@ -159,6 +159,23 @@ describe("rolling a key", () => {
     expect(await statusWith(server, later.body.key)).toBe(200);
   });
 
+  it("concurrent rolls and a revocation of one key: each roll either makes a working successor or is refused 409 (PostgreSQL)", needs(REQUIREMENTS.postgres), async () => {
+    const { tenant, id, key } = await secondKey(server);
+    const [revoked, ...rolls] = await Promise.all([
+      rest(server, "DELETE", `/v1/api-keys/${id}`, { headers: tenant.headers }),
+      ...Array.from({ length: 4 }, () => rollKey(server, tenant, id, { expiresInHours: 1 })),
+    ]);
+    expect(revoked.status).toBe(200);
+    expect(rolls.every((roll) => roll.status === 200 || roll.status === 409)).toBe(true);
+    const successors = rolls.filter((roll) => roll.status === 200).map((roll) => roll.body);
+    for (const successor of successors) expect(await statusWith(server, successor.key)).toBe(200);
+    expect(await statusWith(server, key)).toBe(401);
+    expect((await listed(server, tenant, id)).revokedAt).not.toBeNull();
+    // The log's order is the commit order: every roll that succeeded committed before the revocation.
+    const types = (await allEvents(server, tenant)).filter((e) => e.type !== "api_key.created" && e.data.object.id === id).map((e) => e.type);
+    expect(types).toEqual([...successors.map(() => "api_key.rolled"), "api_key.revoked"]);
+  });
+
   it.each([
     { expiresInHours: -1 },
     { expiresInHours: 168.01 },
