@@ -190,6 +190,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
       await settler?.stop();
       services.credentialWatch.close();
       await services.credentials.close();
+      await services.keys.close();
       await services.deliveryWorker.stop();
       await services.retention.stop();
       await services.cardAuthorizationExpiry.stop();

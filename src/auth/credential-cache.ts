@@ -55,7 +55,10 @@ export class CredentialCache {
     }
   }
 
-  /** Called once a revocation or logout has committed: forgets the credential here and tells every instance. */
+  /**
+   * Called once a revocation, a logout or a key's roll (a change of its expiry) has committed:
+   * forgets the credential here and tells every instance, which then read it afresh.
+   */
   revoked(credentialId: string) {
     this.drop(credentialId);
     this.deps.events.publish("credentialRevoked", { credentialId });

@@ -2,10 +2,11 @@ import { createHmac, randomInt, randomUUID, timingSafeEqual } from "node:crypto"
 import { z } from "zod";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { inTransaction, type Tx } from "../db/transaction.js";
-import { unauthenticated } from "../errors.js";
+import { AppError, unauthenticated } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Mailer } from "../providers/mailer.js";
 import { email, parseInput } from "../validation.js";
+import { AddressAllowlist } from "../keys/allowed-ips.js";
 import type { ApiKeyService } from "../keys/service.js";
 import type { CredentialCache } from "./credential-cache.js";
 import type { Credentials } from "./credentials.js";
@@ -18,8 +19,10 @@ export type AuthenticatedClient = {
   method: "API_KEY" | "JWT";
   /** The API key's id, or the session's id (the JWT's `jti`). */
   credentialId: string;
-  /** When the credential stops being valid by itself (a session's end); API keys live until revoked. */
+  /** When the credential stops being valid by itself: a session's end, a rolled or expiring key's expiresAt. */
   expiresAt?: Date;
+  /** The only addresses the credential may be used from (an API key with allowedIps). */
+  allowedIps?: AddressAllowlist;
 };
 
 export const OtpRequest = z.object({
@@ -112,14 +115,18 @@ export class AuthService {
   }
 
   /**
-   * Resolves credentials to a client. The JWT wins when both are present, and a bad JWT is refused
-   * even next to a good key.
+   * Resolves credentials, presented from the client address `ip` (as TRUST_PROXY reads it), to a
+   * client. The JWT wins when both are present, and a bad JWT is refused even next to a good key. A
+   * key with an allowlist presented from elsewhere is FORBIDDEN: every transport authenticates here,
+   * before anything else runs for the caller.
    */
-  async authenticate(credentials: Credentials): Promise<AuthenticatedClient> {
+  async authenticate(credentials: Credentials, ip: string): Promise<AuthenticatedClient> {
     const { jwt, apiKey } = credentials;
     if (jwt) return this.deps.credentials.remember(`jwt:${jwt}`, () => this.verifySession(jwt));
-    if (apiKey) return this.deps.credentials.remember(`key:${apiKey}`, () => this.verifyApiKey(apiKey));
-    throw unauthenticated("Missing credentials: send x-api-key or x-client-auth");
+    if (!apiKey) throw unauthenticated("Missing credentials: send x-api-key or x-client-auth");
+    const credential = await this.deps.credentials.remember(`key:${apiKey}`, () => this.verifyApiKey(apiKey));
+    if (credential.allowedIps && !credential.allowedIps.allows(ip)) throw new AppError("FORBIDDEN", "This API key may not be used from this address");
+    return credential;
   }
 
   private async verifySession(jwt: string): Promise<AuthenticatedClient> {
@@ -134,15 +141,24 @@ export class AuthService {
 
   private async verifyApiKey(apiKey: string): Promise<AuthenticatedClient> {
     const key = await this.deps.keys.authenticate(apiKey);
-    if (!key) throw unauthenticated("Invalid or revoked API key");
-    return { clientId: key.clientId, method: "API_KEY", credentialId: key.apiKeyId };
+    if (!key) throw unauthenticated("Invalid, revoked or expired API key");
+    return {
+      clientId: key.clientId,
+      method: "API_KEY",
+      credentialId: key.apiKeyId,
+      expiresAt: key.expiresAt ?? undefined,
+      allowedIps: key.allowedIps.length > 0 ? new AddressAllowlist(key.allowedIps) : undefined,
+    };
   }
 
-  /** Of the given credential ids (API keys and sessions), those revoked, logged out or expired by now. */
+  /** Of the given credential ids (API keys and sessions), those revoked, logged out or expired by now (a key rolled since it was watched included). */
   async endedCredentials(ids: string[]): Promise<Set<string>> {
     const now = new Date();
     const [keys, sessions] = await Promise.all([
-      this.deps.prisma.apiKey.findMany({ where: { id: { in: ids }, revokedAt: { not: null } }, select: { id: true } }),
+      this.deps.prisma.apiKey.findMany({
+        where: { id: { in: ids }, OR: [{ revokedAt: { not: null } }, { expiresAt: { lte: now } }] },
+        select: { id: true },
+      }),
       this.deps.prisma.session.findMany({
         where: { id: { in: ids }, OR: [{ revokedAt: { not: null } }, { expiresAt: { lte: now } }] },
         select: { id: true },

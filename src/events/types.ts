@@ -19,6 +19,7 @@ export const EVENT_TYPES = [
   "card.authorization.expired",
   "api_key.created",
   "api_key.revoked",
+  "api_key.rolled",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -20,7 +20,7 @@ const AUTHENTICATION = Symbol("authentication");
 type AuthenticationScope = { requestInfo: RequestInfo; [AUTHENTICATION]?: Promise<AuthenticatedClient> };
 
 export function authenticationOf(scope: AuthenticationScope, services: Services): Promise<AuthenticatedClient> {
-  scope[AUTHENTICATION] ??= services.auth.authenticate(scope.requestInfo.credentials);
+  scope[AUTHENTICATION] ??= services.auth.authenticate(scope.requestInfo.credentials, scope.requestInfo.ip);
   return scope[AUTHENTICATION];
 }
 

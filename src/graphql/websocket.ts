@@ -86,7 +86,7 @@ export function attachWebSocketServer(
           extra.socket.close(TOO_MANY_CONNECTIONS, error.message);
           return false;
         }
-        const credential = await deps.services.auth.authenticate(credentialsFromConnectionParams(ctx.connectionParams)).catch(() => undefined);
+        const credential = await deps.services.auth.authenticate(credentialsFromConnectionParams(ctx.connectionParams), extra.ip).catch(() => undefined);
         if (!credential) return false;
         // Closed while its credential was checked: onClose has already run, so nothing may be registered now.
         if (extra.socket.readyState !== extra.socket.OPEN) return false;

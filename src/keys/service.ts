@@ -1,59 +1,114 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import type { PrismaClient } from "../generated/prisma/client.js";
-import { badInput, notFound } from "../errors.js";
+import { z } from "zod";
+import type { ApiKey, PrismaClient } from "../generated/prisma/client.js";
+import { AppError, badInput, notFound } from "../errors.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
-import { requireUuid } from "../validation.js";
+import { parseInput, requireUuid } from "../validation.js";
 import type { CredentialCache } from "../auth/credential-cache.js";
 import { prismaSql } from "../db/sql.js";
-import { inTransaction } from "../db/transaction.js";
+import { inTransaction, type Tx } from "../db/transaction.js";
+import { normaliseAllowedIps } from "./allowed-ips.js";
+import { LastUseRecorder } from "./last-use.js";
 
 const KEY_PATTERN = /^(fpk_[0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;
-/** lastUsedAt is written at most once a minute per key. */
-const LAST_USED_RESOLUTION_MS = 60_000;
 
-type KeyRow = { id: string; clientId: string; hash: string; lastUsedAt: Date | null; revokedAt: Date | null };
+type KeyRow = { id: string; clientId: string; hash: string; lastUsedAt: Date | null; revokedAt: Date | null; expiresAt: Date | null; allowedIps: string[] | null };
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest();
+const HOUR_MS = 3_600_000;
 
-/** Keys not revoked that one client may hold. */
+/** Keys neither revoked nor expired that one client may hold. */
 export const MAX_ACTIVE_KEYS = 100;
-/** Revoked keys the list shows (the most recently revoked). */
-const LISTED_REVOKED_KEYS = 100;
+/** Ended (revoked or expired) keys the list shows: the most recently ended. */
+const LISTED_ENDED_KEYS = 100;
 /** The most keys the list returns. */
-export const MAX_LISTED_KEYS = MAX_ACTIVE_KEYS + LISTED_REVOKED_KEYS;
+export const MAX_LISTED_KEYS = MAX_ACTIVE_KEYS + LISTED_ENDED_KEYS;
+/** How long a rolled key may keep working (Stripe's limit: 7 days). */
+export const MAX_ROLL_GRACE_HOURS = 168;
+/** The longest lifetime a key created to expire may be given (a year); without expiresInHours it never expires. */
+export const MAX_KEY_LIFETIME_HOURS = 8760;
+
+const hours = (min: "gt0" | "ge0", max: number) => {
+  const message = `expiresInHours must be a number of hours ${min === "gt0" ? "greater than 0" : "from 0"} ${min === "gt0" ? "and at most" : "to"} ${max}`;
+  const base = z.number({ error: message }).max(max, message);
+  return (min === "gt0" ? base.gt(0, message) : base.min(0, message)).nullish();
+};
+
+/** What a key may be created with besides its secret. */
+export const CreateKeyInput = z.object({
+  expiresInHours: hours("gt0", MAX_KEY_LIFETIME_HOURS).describe(`hours (fractions allowed) until the key stops working, at most ${MAX_KEY_LIFETIME_HOURS}; omitted or null: never`),
+  allowedIps: z.array(z.string()).nullish().describe(`IPv4/IPv6 addresses or CIDR ranges the key may be used from (1 to 20); omitted or null: anywhere`),
+});
+export const RollKeyInput = z.object({
+  expiresInHours: hours("ge0", MAX_ROLL_GRACE_HOURS).describe(`hours (fractions allowed) the old key keeps working, 0 to ${MAX_ROLL_GRACE_HOURS}; default 0: it stops at once`),
+});
+
+/**
+ * What a rolled key passes on to its successor: everything that says what the key may do and from
+ * where (its secret and its lifetime are its own). The one place to add a key attribute that a roll keeps.
+ */
+const inheritedAttributes = (key: Pick<ApiKey, "allowedIps">) => ({ allowedIps: key.allowedIps });
 
 export class ApiKeyService {
   constructor(
     private readonly prisma: PrismaClient,
-    /** Told of each revocation, so no instance keeps trusting the key. */
+    /** Told of each revocation or roll, so no instance keeps trusting the key as it was. */
     private readonly credentials?: CredentialCache,
+    private readonly lastUse = new LastUseRecorder({ prisma }),
   ) {}
 
   /** The full key is returned here only; the database keeps its SHA-256 (256 random bits of secret). */
-  async create(clientId: string) {
-    const prefix = `fpk_${randomBytes(6).toString("hex")}`;
-    const key = `${prefix}.${randomBytes(32).toString("base64url")}`;
-    const row = await inTransaction(this.prisma, async (tx) => {
-      // Serialises the client's key creations, so the cap holds under concurrency.
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`api-keys:${clientId}`}))`;
-      if ((await tx.apiKey.count({ where: { clientId, revokedAt: null } })) >= MAX_ACTIVE_KEYS) {
-        throw badInput(`A client has at most ${MAX_ACTIVE_KEYS} active API keys: revoke one first`);
-      }
-      const created = await tx.apiKey.create({ data: { clientId, prefix, hash: sha256(key).toString("hex") } });
-      await recordEvent(prismaSql(tx), { clientId, type: "api_key.created", object: eventObject.apiKey(created) });
-      return created;
+  async create(clientId: string, input: unknown = {}) {
+    const { expiresInHours, allowedIps } = parseInput(CreateKeyInput, input ?? {});
+    const attributes = { allowedIps: normaliseAllowedIps(allowedIps) };
+    const expiresAt = expiresInHours ? new Date(Date.now() + Math.round(expiresInHours * HOUR_MS)) : null;
+    return inTransaction(this.prisma, async (tx) => {
+      await this.lockClientKeys(tx, clientId);
+      return this.insert(tx, clientId, { ...attributes, expiresAt });
     });
-    return { id: row.id, key, prefix, createdAt: row.createdAt };
   }
 
-  /** Every active key and the most recently revoked ones (at most MAX_LISTED_KEYS), oldest first. */
+  /**
+   * A new key with the same attributes; the old one keeps working for `expiresInHours` (0: it stops
+   * at once). Rolling a key that is already expiring is allowed and can only bring its end forward.
+   * A revoked or expired key cannot be rolled (409); another client's key is unknown (404).
+   */
+  async roll(clientId: string, keyId: string, input: unknown = {}) {
+    const id = requireUuid(keyId, "keyId");
+    const { expiresInHours } = parseInput(RollKeyInput, input ?? {});
+    const created = await inTransaction(this.prisma, async (tx) => {
+      await this.lockClientKeys(tx, clientId);
+      const now = new Date();
+      const until = new Date(now.getTime() + Math.round((expiresInHours ?? 0) * HOUR_MS));
+      const [old] = await tx.$queryRaw<ApiKey[]>`
+        UPDATE "api_keys" SET "expiresAt" = LEAST(COALESCE("expiresAt", ${until}), ${until})
+        WHERE "id" = ${id}::uuid AND "clientId" = ${clientId}::uuid AND "revokedAt" IS NULL AND ("expiresAt" IS NULL OR "expiresAt" > ${now})
+        RETURNING *`;
+      if (!old) {
+        const key = await tx.apiKey.findFirst({ where: { id, clientId } });
+        if (!key) throw notFound("API key");
+        throw new AppError("CONFLICT", `API key ${id} is ${key.revokedAt ? "revoked" : "expired"} and cannot be rolled`);
+      }
+      const successor = await this.insert(tx, clientId, { ...inheritedAttributes(old), expiresAt: null });
+      await recordEvent(prismaSql(tx), { clientId, type: "api_key.rolled", object: eventObject.apiKey(old) });
+      return successor;
+    });
+    this.credentials?.revoked(id);
+    return created;
+  }
+
+  /** Every active key and the most recently ended ones (at most MAX_LISTED_KEYS), oldest first. */
   async list(clientId: string) {
-    const [active, revoked] = await Promise.all([
-      this.prisma.apiKey.findMany({ where: { clientId, revokedAt: null } }),
-      this.prisma.apiKey.findMany({ where: { clientId, revokedAt: { not: null } }, orderBy: [{ revokedAt: "desc" }, { id: "desc" }], take: LISTED_REVOKED_KEYS }),
+    const now = new Date();
+    const [active, revoked, expired] = await Promise.all([
+      this.prisma.apiKey.findMany({ where: { clientId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] } }),
+      this.prisma.apiKey.findMany({ where: { clientId, revokedAt: { not: null } }, orderBy: [{ revokedAt: "desc" }, { id: "desc" }], take: LISTED_ENDED_KEYS }),
+      this.prisma.apiKey.findMany({ where: { clientId, revokedAt: null, expiresAt: { lte: now } }, orderBy: [{ expiresAt: "desc" }, { id: "desc" }], take: LISTED_ENDED_KEYS }),
     ]);
-    return [...active, ...revoked].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
+    const endedAt = (key: ApiKey) => (key.revokedAt ?? key.expiresAt ?? now).getTime();
+    const ended = [...revoked, ...expired].sort((a, b) => endedAt(b) - endedAt(a)).slice(0, LISTED_ENDED_KEYS);
+    return [...active, ...ended].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
   }
 
   /** Idempotent: revoking a revoked key returns it unchanged. Another client's key is unknown. */
@@ -72,22 +127,41 @@ export class ApiKeyService {
     return row;
   }
 
-  /** Resolves a presented key to its client, or null for a malformed, unknown or revoked key. */
-  async authenticate(presented: string): Promise<{ clientId: string; apiKeyId: string } | null> {
+  /**
+   * Resolves a presented key to its client, its end and its allowlist, or null for a malformed,
+   * unknown, revoked or expired key. A use is noted for lastUsedAt and written later, never here.
+   */
+  async authenticate(presented: string): Promise<{ clientId: string; apiKeyId: string; expiresAt: Date | null; allowedIps: string[] } | null> {
     const match = KEY_PATTERN.exec(presented);
     if (!match) return null;
     // Every authenticated request runs this: raw SQL costs half of a Prisma model query here (bench/README).
     const [key] = await this.prisma.$queryRaw<KeyRow[]>`
-      SELECT "id", "clientId", "hash", "lastUsedAt", "revokedAt" FROM "api_keys" WHERE "prefix" = ${match[1]}`;
-    if (!key || key.revokedAt) return null;
-    if (!timingSafeEqual(sha256(presented), Buffer.from(key.hash, "hex"))) return null;
+      SELECT "id", "clientId", "hash", "lastUsedAt", "revokedAt", "expiresAt", "allowedIps" FROM "api_keys" WHERE "prefix" = ${match[1]}`;
     const now = new Date();
-    if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-      await this.prisma.apiKey.updateMany({
-        where: { id: key.id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now.getTime() - LAST_USED_RESOLUTION_MS) } }] },
-        data: { lastUsedAt: now },
-      });
-    }
-    return { clientId: key.clientId, apiKeyId: key.id };
+    if (!key || key.revokedAt || (key.expiresAt && key.expiresAt <= now)) return null;
+    if (!timingSafeEqual(sha256(presented), Buffer.from(key.hash, "hex"))) return null;
+    if (LastUseRecorder.isDue(key.lastUsedAt, now)) this.lastUse.note(key.id, now);
+    return { clientId: key.clientId, apiKeyId: key.id, expiresAt: key.expiresAt, allowedIps: key.allowedIps ?? [] };
+  }
+
+  /** Writes the uses noted but not yet written. */
+  close() {
+    return this.lastUse.flush();
+  }
+
+  /** Serialises the client's key creations, so the cap holds under concurrency. */
+  private async lockClientKeys(tx: Tx, clientId: string) {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`api-keys:${clientId}`}))`;
+  }
+
+  private async insert(tx: Tx, clientId: string, attributes: { allowedIps: string[]; expiresAt: Date | null }) {
+    const now = new Date();
+    const active = await tx.apiKey.count({ where: { clientId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] } });
+    if (active >= MAX_ACTIVE_KEYS) throw badInput(`A client has at most ${MAX_ACTIVE_KEYS} active API keys: revoke one first`);
+    const prefix = `fpk_${randomBytes(6).toString("hex")}`;
+    const key = `${prefix}.${randomBytes(32).toString("base64url")}`;
+    const { hash: _hash, ...row } = await tx.apiKey.create({ data: { clientId, prefix, hash: sha256(key).toString("hex"), ...attributes } });
+    await recordEvent(prismaSql(tx), { clientId, type: "api_key.created", object: eventObject.apiKey(row) });
+    return { ...row, key };
   }
 }

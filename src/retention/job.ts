@@ -47,6 +47,7 @@ const RULES: Rule[] = [
   { name: "sign-in codes", age: "otp", statement: olderThan("otp_codes", "createdAt") },
   { name: "expired sessions", age: "sessions", statement: olderThan("sessions", "expiresAt") },
   { name: "revoked API keys", age: "revokedKeys", statement: olderThan("api_keys", "revokedAt") },
+  { name: "expired API keys", age: "revokedKeys", statement: olderThan("api_keys", "expiresAt") },
 ];
 
 /** Batches one run may take per rule, so that a large backlog is worked off over several runs. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { graphql } from "../../graphql/typed.js";
 import { ApiKeyFields } from "../../keys/representation.js";
+import { CreateKeyInput, RollKeyInput } from "../../keys/service.js";
 import { doc, named } from "../docs.js";
 import { examples } from "../examples.js";
 import { route } from "../route.js";
@@ -11,20 +12,38 @@ const ApiKey = named("ApiKey", z.object({
   createdAt: doc.timestamp,
   lastUsedAt: doc.timestamp.nullable(),
   revokedAt: doc.timestamp.nullable().describe("null while the key is active"),
+  expiresAt: doc.timestamp.nullable().describe("when the key stops working by itself (rolled, or created to expire); null: never"),
+  allowedIps: z.array(z.string()).nullable().describe("the addresses and CIDR ranges it may be used from; null: anywhere"),
 }));
+
+const CreatedKeyFields = graphql(`fragment CreatedKeyFields on CreatedApiKey { id key prefix createdAt expiresAt allowedIps }`);
+const CreatedKey = named("CreatedApiKey", z.object({
+  id: doc.id,
+  key: z.string().describe("send it as x-api-key; shown only in this answer"),
+  prefix: z.string(),
+  createdAt: doc.timestamp,
+  expiresAt: doc.timestamp.nullable(),
+  allowedIps: z.array(z.string()).nullable(),
+}));
+const newKeyExample = { id: examples.apiKey.id, key: "fpk_0123456789ab.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ", prefix: examples.apiKey.prefix, createdAt: examples.at };
 
 export const apiKeyRoutes = [
   route({
     method: "POST",
     path: "/v1/api-keys",
-    operation: graphql(`mutation { createApiKey { id key prefix createdAt } }`),
+    operation: graphql(`mutation ($input: CreateApiKeyInput) { createApiKey(input: $input) { ...CreatedKeyFields } }`, [CreatedKeyFields]),
+    variables: ({ body }) => ({ input: { expiresInHours: body.expiresInHours, allowedIps: body.allowedIps } }),
     result: (data) => data.createApiKey,
     docs: {
       summary: "Create an API key",
-      description: "The full key is in this answer only; it is stored as a hash.",
-      response: z.object({ id: doc.id, key: z.string().describe("send it as x-api-key"), prefix: z.string(), createdAt: doc.timestamp }),
+      description:
+        "The full key is in this answer only; it is stored as a hash. No body: a key that never expires, usable from anywhere. " +
+        "`expiresInHours` makes it stop working after that many hours; `allowedIps` limits it to those addresses (403 from any other).",
+      body: named("CreateApiKeyRequest", CreateKeyInput),
+      response: CreatedKey,
       example: {
-        response: { id: examples.apiKey.id, key: "fpk_0123456789ab.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ", prefix: examples.apiKey.prefix, createdAt: examples.at },
+        body: { expiresInHours: 720, allowedIps: ["203.0.113.0/24", "2001:db8::/32"] },
+        response: { ...newKeyExample, expiresAt: examples.later, allowedIps: ["203.0.113.0/24", "2001:db8::/32"] },
       },
     },
   }),
@@ -34,6 +53,26 @@ export const apiKeyRoutes = [
     operation: graphql(`query { apiKeys { ...ApiKeyFields } }`, [ApiKeyFields]),
     result: (data) => data.apiKeys,
     docs: { summary: "List the client's API keys", response: z.array(ApiKey), example: { response: [examples.apiKey] } },
+  }),
+  route({
+    method: "POST",
+    path: "/v1/api-keys/:keyId/roll",
+    operation: graphql(`mutation ($id: ID!, $expiresInHours: Float) { rollApiKey(id: $id, expiresInHours: $expiresInHours) { ...CreatedKeyFields } }`, [CreatedKeyFields]),
+    variables: ({ params, body }) => ({ id: params.keyId, expiresInHours: body.expiresInHours }),
+    result: (data) => data.rollApiKey,
+    errors: { NOT_FOUND: { field: "message" } },
+    docs: {
+      summary: "Roll an API key",
+      description:
+        "A new key (shown once) with the same attributes (allowlist included). The rolled key keeps working for `expiresInHours` " +
+        "(0 to 168, fractions allowed; default 0: it stops at once), then is refused (401) on every instance, and streams opened with it end. " +
+        "Rolling a key that is already expiring can only bring its end forward. A revoked or expired key cannot be rolled (409).",
+      params: { keyId: "id of the key to roll" },
+      body: named("RollApiKeyRequest", RollKeyInput),
+      response: CreatedKey,
+      example: { body: { expiresInHours: 24 }, response: { ...newKeyExample, expiresAt: null, allowedIps: null } },
+      errors: ["NOT_FOUND", "CONFLICT"],
+    },
   }),
   route({
     method: "DELETE",
