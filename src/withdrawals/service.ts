@@ -42,7 +42,7 @@ type TransitionName = keyof typeof TRANSITIONS;
  * there already (a retried helper changes nothing); COMPLETED from PENDING passes through PROCESSING,
  * as a real payout does. Anything else is a CONFLICT.
  */
-export function stepsOf(status: string, name: TransitionName): Transition[] {
+function stepsOf(status: string, name: TransitionName): Transition[] {
   const transition: Transition = TRANSITIONS[name];
   if (status === transition.to) return [];
   if (name === "complete" && status === WITHDRAWAL_STATUS.PENDING) return [TRANSITIONS.process, transition];
