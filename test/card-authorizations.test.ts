@@ -392,7 +392,8 @@ describe("expiry (CARD_AUTHORIZATION_TTL)", () => {
 });
 
 describe("with SANDBOX off", () => {
-  it("has no sandbox authorization paths, and the mutations are FORBIDDEN", async () => {
+  // Starts a second server: slow on the embedded database on a busy machine.
+  it("has no sandbox authorization paths, and the mutations are FORBIDDEN", { timeout: 90_000 }, async () => {
     const production = await startServer({ env: { SANDBOX: "false" } });
     try {
       const tenant = await newTenant(production);
