@@ -292,9 +292,12 @@ describe("on PostgreSQL", needs(REQUIREMENTS.postgres), () => {
     const db = new pg.Client({ connectionString: testDatabaseUrl });
     await db.connect();
     try {
-      await db.query("BEGIN");
-      // A client with 5,000 users, of which 3 hold the pair: the planner's statistics see them (ANALYZE in the transaction).
-      const [{ id: clientId }] = (await db.query(`INSERT INTO "clients" ("id", "email") VALUES (gen_random_uuid(), $1) RETURNING "id"`, [`plan-${crypto.randomUUID()}@example.com`])).rows;
+      // A session's own copy of the table with the same indexes, which the query's "users" names in this
+      // session (temporary tables come first on the search path): no long transaction holds back other
+      // tests' event feeds, and the plans are those of the indexes the migrations made.
+      await db.query(`CREATE TEMPORARY TABLE "users" (LIKE "users" INCLUDING DEFAULTS INCLUDING INDEXES)`);
+      // A client with 5,000 users, of which 2 hold the pair, as the planner's statistics see them.
+      const clientId = crypto.randomUUID();
       await db.query(
         `INSERT INTO "users" ("id", "clientId", "email", "firstName", "lastName", "phoneNumber", "dob", "externalId", "metadata", "updatedAt")
          SELECT gen_random_uuid(), $1, 'u' || n || '@example.com', 'A', 'B', '+14155552671', '1990-01-01', 'ext-' || n,
@@ -309,9 +312,8 @@ describe("on PostgreSQL", needs(REQUIREMENTS.postgres), () => {
         return rows.map((row) => row["QUERY PLAN"]).join("\n");
       };
       expect(await plan({ metadata: { segment: "rare" } })).toMatch(/Bitmap Index Scan on users_metadata_idx/);
-      expect(await plan({ externalId: "ext-42" })).toMatch(/Index Scan using "?users_clientId_externalId_key"?/);
+      expect(await plan({ externalId: "ext-42" })).toMatch(/Index Scan using "?users_clientId_externalId_\w+"?/);
     } finally {
-      await db.query("ROLLBACK");
       await db.end();
     }
   });

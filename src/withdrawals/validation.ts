@@ -54,7 +54,7 @@ export const BankWithdrawal = z.object({
   taxId: z
     .string({ error: "taxId must be text: a CPF or CNPJ" })
     .nullish()
-    .describe("BRL only: the recipient's CPF or CNPJ (check digits validated); required with pix"),
+    .meta({ description: "BRL only: the recipient's CPF or CNPJ (check digits validated); required with pix", examples: ["52998224725"] }),
   metadata: metadataChanges,
 });
 

@@ -105,7 +105,7 @@ export const withdrawalRoutes = [
           pix: z
             .object({ keyType: doc.oneOf(PIX_KEY_TYPES, "the key's type"), key: z.string().describe("CPF: 11 digits; CNPJ: 14 characters; EMAIL; PHONE: +5511987654321; EVP: a lower-case UUID") })
             .nullish()
-            .describe("BRL only, instead of bankAccount: the recipient's Pix key"),
+            .meta({ description: "BRL only, instead of bankAccount: the recipient's Pix key", examples: [{ keyType: "CPF", key: "52998224725" }] }),
         }),
       ),
       response: z.object({
