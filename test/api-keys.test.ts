@@ -90,7 +90,7 @@ describe("GET /v1/api-keys", () => {
 describe("the bound on a client's keys", () => {
   it(`refuses a key beyond ${MAX_ACTIVE_KEYS} active ones (400) until one is revoked, and lists the active and the recently revoked`, async () => {
     const tenant = await newTenant(server);
-    for (let i = 1; i < MAX_ACTIVE_KEYS; i++) await server.app.services.keys.create(tenant.clientId);
+    for (let i = 1; i < MAX_ACTIVE_KEYS; i++) await server.app.services.keys.create(tenant.clientId, undefined, null);
     const refused = await rest(server, "POST", "/v1/api-keys", { headers: tenant.headers });
     expect(refused.status, JSON.stringify(refused.body)).toBe(400);
     expect(refused.body.error).toBe(`A client has at most ${MAX_ACTIVE_KEYS} active API keys: revoke one first`);

@@ -9,6 +9,7 @@ import { email, parseInput } from "../validation.js";
 import type { ApiKeyService } from "../keys/service.js";
 import type { CredentialCache } from "./credential-cache.js";
 import type { Credentials } from "./credentials.js";
+import type { Permissions } from "./permissions.js";
 import { SessionTokens } from "./jwt.js";
 import { assertMayRequestCode, assertMayVerify, OTP_MAX_ATTEMPTS, OTP_TTL_MS, OTP_WINDOW_MS, type RecentCode } from "./otp-limits.js";
 
@@ -20,6 +21,8 @@ export type AuthenticatedClient = {
   credentialId: string;
   /** When the credential stops being valid by itself (a session's end); API keys live until revoked. */
   expiresAt?: Date;
+  /** A restricted key's grants (SPEC §13); null for a full key and for a session, which may do all its client can. */
+  permissions: Permissions | null;
 };
 
 export const OtpRequest = z.object({
@@ -129,13 +132,13 @@ export class AuthService {
     if (!session || session.revokedAt || session.clientId !== claims.clientId || session.expiresAt <= new Date()) {
       throw unauthenticated("Invalid or expired token");
     }
-    return { clientId: claims.clientId, method: "JWT", credentialId: session.id, expiresAt: session.expiresAt };
+    return { clientId: claims.clientId, method: "JWT", credentialId: session.id, expiresAt: session.expiresAt, permissions: null };
   }
 
   private async verifyApiKey(apiKey: string): Promise<AuthenticatedClient> {
     const key = await this.deps.keys.authenticate(apiKey);
     if (!key) throw unauthenticated("Invalid or revoked API key");
-    return { clientId: key.clientId, method: "API_KEY", credentialId: key.apiKeyId };
+    return { clientId: key.clientId, method: "API_KEY", credentialId: key.apiKeyId, permissions: key.permissions };
   }
 
   /** Of the given credential ids (API keys and sessions), those revoked, logged out or expired by now. */

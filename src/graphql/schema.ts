@@ -1,5 +1,6 @@
 // The schema is the sum of the domains: each folder registers its own types and fields.
 import { builder } from "./builder.js";
+import { assertPermissionsDeclared } from "./type-resources.js";
 import "./scalars.js";
 import "../auth/schema.js";
 import "../keys/schema.js";
@@ -19,3 +20,4 @@ import "../events/schema.js";
 import "../webhook-endpoints/schema.js";
 
 export const schema = builder.toSchema({ sortSchema: false });
+assertPermissionsDeclared(schema);

@@ -11,6 +11,7 @@ import { useIdempotency } from "../pipeline/idempotency.js";
 import { useListAwareCost, useStaticQueryLimits } from "../pipeline/query-limits.js";
 import { useSseStreamCaps, type OpenStreams } from "../pipeline/open-streams.js";
 import type { TransportContext } from "../pipeline/request-info.js";
+import { usePermissions } from "../pipeline/permissions.js";
 import { useStreamLifetime } from "../pipeline/stream-lifetime.js";
 import { useTextInputRule } from "../pipeline/text-input.js";
 import type { Services } from "../services.js";
@@ -63,6 +64,7 @@ export function createGraphQLServer(options: {
       useTextInputRule(logger),
       useListAwareCost(logger),
       useIdempotency({ records: options.idempotency, services, logger }),
+      usePermissions({ services }),
       useSseStreamCaps({ streams: options.streams, services, logger }),
       useStreamLifetime({ watch: services.credentialWatch, services }),
       graphqlMetrics(options.metrics.registry),

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import type { PrismaClient } from "../generated/prisma/client.js";
+import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
 import { badInput, notFound } from "../errors.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
@@ -7,12 +7,23 @@ import { requireUuid } from "../validation.js";
 import type { CredentialCache } from "../auth/credential-cache.js";
 import { prismaSql } from "../db/sql.js";
 import { inTransaction } from "../db/transaction.js";
+import { includes, PermissionsInput, storedPermissions, type Permissions } from "../auth/permissions.js";
+import { AppError } from "../errors.js";
+import { parseInput } from "../validation.js";
+import { z } from "zod";
 
 const KEY_PATTERN = /^(fpk_[0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;
 /** lastUsedAt is written at most once a minute per key. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-type KeyRow = { id: string; clientId: string; hash: string; lastUsedAt: Date | null; revokedAt: Date | null };
+type KeyRow = { id: string; clientId: string; hash: string; lastUsedAt: Date | null; revokedAt: Date | null; permissions: unknown };
+
+export const ApiKeyInput = z
+  .object({
+    name: z.string().trim().min(1, "name must not be empty").max(100, "name must be at most 100 characters").nullish(),
+    permissions: PermissionsInput.nullish(),
+  })
+  .nullish();
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest();
 
@@ -30,8 +41,17 @@ export class ApiKeyService {
     private readonly credentials?: CredentialCache,
   ) {}
 
-  /** The full key is returned here only; the database keeps its SHA-256 (256 random bits of secret). */
-  async create(clientId: string) {
+  /**
+   * The full key is returned here only; the database keeps its SHA-256 (256 random bits of secret).
+   * `creator`: the grants of the credential asking (null: full); a key never gets more than that.
+   */
+  async create(clientId: string, input: unknown, creator: Permissions | null) {
+    const parsed = parseInput(ApiKeyInput, input);
+    const name = parsed?.name ?? null;
+    const permissions: Permissions | null = parsed?.permissions ?? null;
+    if (!includes(creator, permissions)) {
+      throw new AppError("FORBIDDEN", "A restricted API key cannot create a key with permissions it does not have");
+    }
     const prefix = `fpk_${randomBytes(6).toString("hex")}`;
     const key = `${prefix}.${randomBytes(32).toString("base64url")}`;
     const row = await inTransaction(this.prisma, async (tx) => {
@@ -40,11 +60,13 @@ export class ApiKeyService {
       if ((await tx.apiKey.count({ where: { clientId, revokedAt: null } })) >= MAX_ACTIVE_KEYS) {
         throw badInput(`A client has at most ${MAX_ACTIVE_KEYS} active API keys: revoke one first`);
       }
-      const created = await tx.apiKey.create({ data: { clientId, prefix, hash: sha256(key).toString("hex") } });
+      const created = await tx.apiKey.create({
+        data: { clientId, prefix, hash: sha256(key).toString("hex"), name, permissions: permissions ?? Prisma.DbNull },
+      });
       await recordEvent(prismaSql(tx), { clientId, type: "api_key.created", object: eventObject.apiKey(created) });
       return created;
     });
-    return { id: row.id, key, prefix, createdAt: row.createdAt };
+    return { id: row.id, key, prefix, createdAt: row.createdAt, name: row.name, permissions };
   }
 
   /** Every active key and the most recently revoked ones (at most MAX_LISTED_KEYS), oldest first. */
@@ -73,12 +95,12 @@ export class ApiKeyService {
   }
 
   /** Resolves a presented key to its client, or null for a malformed, unknown or revoked key. */
-  async authenticate(presented: string): Promise<{ clientId: string; apiKeyId: string } | null> {
+  async authenticate(presented: string): Promise<{ clientId: string; apiKeyId: string; permissions: Permissions | null } | null> {
     const match = KEY_PATTERN.exec(presented);
     if (!match) return null;
     // Every authenticated request runs this: raw SQL costs half of a Prisma model query here (bench/README).
     const [key] = await this.prisma.$queryRaw<KeyRow[]>`
-      SELECT "id", "clientId", "hash", "lastUsedAt", "revokedAt" FROM "api_keys" WHERE "prefix" = ${match[1]}`;
+      SELECT "id", "clientId", "hash", "lastUsedAt", "revokedAt", "permissions" FROM "api_keys" WHERE "prefix" = ${match[1]}`;
     if (!key || key.revokedAt) return null;
     if (!timingSafeEqual(sha256(presented), Buffer.from(key.hash, "hex"))) return null;
     const now = new Date();
@@ -88,6 +110,6 @@ export class ApiKeyService {
         data: { lastUsedAt: now },
       });
     }
-    return { clientId: key.clientId, apiKeyId: key.id };
+    return { clientId: key.clientId, apiKeyId: key.id, permissions: storedPermissions(key.permissions) };
   }
 }

@@ -21,7 +21,7 @@ const user = {
   clientId,
 };
 
-const apiKey = { id: "0d5c2a8e-7f41-4b3a-a9e6-2c8d1f4b6a09", prefix: "fpk_0123456789ab", createdAt: at, lastUsedAt: later, revokedAt: null };
+const apiKey = { id: "0d5c2a8e-7f41-4b3a-a9e6-2c8d1f4b6a09", prefix: "fpk_0123456789ab", name: "backend", permissions: null, createdAt: at, lastUsedAt: later, revokedAt: null };
 
 const client = { id: clientId, email: "dev@acme.example", name: "Acme", createdAt: at };
 

@@ -26,12 +26,14 @@ const CreateUserInput = builder.inputType("CreateUserInput", {
 
 builder.queryFields((t) => ({
   user: t.prismaField({
+    permission: "users:read",
     type: "User",
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => ctx.services.users.get(await clientIdOf(ctx), args.id, query),
   }),
   users: t.prismaField({
+    permission: "users:read",
     type: ["User"],
     description: "The client's users, oldest first.",
     args: { page: t.arg.int({ defaultValue: 1 }), limit: t.arg.int({ defaultValue: 10 }) },
@@ -41,6 +43,7 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createUser: t.prismaField({
+    permission: "users:write",
     type: "User",
     args: { input: t.arg({ type: CreateUserInput, required: true }) },
     resolve: async (_query, _root, args, ctx) => ctx.services.users.create(await clientIdOf(ctx), args.input),

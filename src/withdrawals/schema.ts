@@ -61,6 +61,7 @@ builder.prismaObjectFields("User", (t) => ({
 
 builder.queryFields((t) => ({
   withdrawal: t.prismaField({
+    permission: "withdrawals:read",
     type: "Withdrawal",
     nullable: true,
     description: "One of the client's withdrawals by its reference; NOT_FOUND otherwise.",
@@ -68,6 +69,7 @@ builder.queryFields((t) => ({
     resolve: async (query, _root, args, ctx) => ctx.services.withdrawals.get(await clientIdOf(ctx), args.reference, query),
   }),
   supportedWithdrawalCurrencies: t.field({
+    permission: "withdrawals:read",
     type: [WithdrawalCurrency],
     description: "The currencies of bank withdrawals (withdrawToBank).",
     extensions: { maxListSize: BANK_CURRENCIES.length },
@@ -124,24 +126,28 @@ const FUNDS = "Debits the balance in the withdrawal's currency at once; INSUFFIC
 
 builder.mutationFields((t) => ({
   withdrawToBank: t.prismaField({
+    permission: "withdrawals:write",
     type: "Withdrawal",
     description: `A USD, EUR, MXN or BRL payout to the user's own bank account. ${FUNDS}`,
     args: { input: t.arg({ type: WithdrawToBankInput, required: true }) },
     resolve: async (_query, _root, args, ctx) => ctx.services.withdrawals.toBank(await clientIdOf(ctx), args.input.currency, args.input),
   }),
   withdrawNgn: t.prismaField({
+    permission: "withdrawals:write",
     type: "Withdrawal",
     description: `An NGN payout to a Nigerian bank account. ${FUNDS}`,
     args: { input: t.arg({ type: WithdrawNgnInput, required: true }) },
     resolve: async (_query, _root, args, ctx) => ctx.services.withdrawals.toNgnBank(await clientIdOf(ctx), args.input),
   }),
   withdrawUsdc: t.prismaField({
+    permission: "withdrawals:write",
     type: "Withdrawal",
     description: `A USDC transfer on-chain. ${FUNDS}`,
     args: { input: t.arg({ type: WithdrawUsdcInput, required: true }) },
     resolve: async (_query, _root, args, ctx) => ctx.services.withdrawals.toUsdc(await clientIdOf(ctx), args.input),
   }),
   completeWithdrawal: t.prismaField({
+    permission: "withdrawals:write",
     type: "Withdrawal",
     description: "Sandbox: the payout arrived (a completed withdrawal is returned unchanged; a failed one is a CONFLICT).",
     args: { reference: t.arg.id({ required: true }) },
@@ -151,6 +157,7 @@ builder.mutationFields((t) => ({
     },
   }),
   failWithdrawal: t.prismaField({
+    permission: "withdrawals:write",
     type: "Withdrawal",
     description: "Sandbox: the payout failed and the funds return (a failed withdrawal is returned unchanged; a completed one is a CONFLICT).",
     args: { reference: t.arg.id({ required: true }), reason: t.arg.string() },
