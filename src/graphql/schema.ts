@@ -18,6 +18,7 @@ import "../deposits/subscription.js";
 import "../withdrawals/schema.js";
 import "../events/schema.js";
 import "../webhook-endpoints/schema.js";
+import "../audit/schema.js";
 
 export const schema = builder.toSchema({ sortSchema: false });
 assertPermissionsDeclared(schema);

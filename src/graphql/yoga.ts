@@ -11,6 +11,7 @@ import { useIdempotency } from "../pipeline/idempotency.js";
 import { useListAwareCost, useStaticQueryLimits } from "../pipeline/query-limits.js";
 import { useSseStreamCaps, type OpenStreams } from "../pipeline/open-streams.js";
 import type { TransportContext } from "../pipeline/request-info.js";
+import { useAuditLog } from "../pipeline/audit.js";
 import { usePermissions } from "../pipeline/permissions.js";
 import { useStreamLifetime } from "../pipeline/stream-lifetime.js";
 import { useTextInputRule } from "../pipeline/text-input.js";
@@ -61,6 +62,7 @@ export function createGraphQLServer(options: {
       maskValidationErrors(logger),
       ...(introspection ? [] : [disableIntrospection()]),
       options.admission.plugin,
+      useAuditLog({ services, logger }),
       useTextInputRule(logger),
       useListAwareCost(logger),
       useIdempotency({ records: options.idempotency, services, logger }),

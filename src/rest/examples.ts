@@ -145,6 +145,17 @@ const event = {
   data: { object: { ...deposit, status: "COMPLETED", updatedAt: later } },
 };
 
+const auditLogEntry = {
+  id: "3f9e2d1c-0b8a-4c7d-9e6f-5a4b3c2d1e0f",
+  at: later,
+  actor: { type: "api_key", id: apiKey.id },
+  operation: "createUser",
+  targetIds: [userId],
+  requestId: "2b1c0d9e-8f7a-4b6c-9d5e-4f3a2b1c0d9e",
+  ip: "203.0.113.7",
+  outcome: "succeeded",
+};
+
 const webhookEndpoint = {
   id: "7a8b9c0d-1e2f-4a3b-84c5-d6e7f8a9b0c1",
   url: "https://acme.example/hooks/fintech",
@@ -171,6 +182,7 @@ export const examples = {
   user,
   newUser: { email: user.email, firstName: user.firstName, lastName: user.lastName, phoneNumber: user.phoneNumber, dob: "1990-05-17" },
   apiKey,
+  auditLogEntry,
   client,
   ngnAccount,
   usdAccount,
