@@ -11,16 +11,17 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-const LISTED_FIELDS = ["createdAt", "id", "lastUsedAt", "prefix", "revokedAt"];
+const LISTED_FIELDS = ["createdAt", "id", "lastUsedAt", "name", "permissions", "prefix", "revokedAt"];
 const createKey = (tenant: Pick<Tenant, "headers">) => rest(server, "POST", "/v1/api-keys", { headers: tenant.headers });
 const listKeys = (tenant: Pick<Tenant, "headers">) => rest(server, "GET", "/v1/api-keys", { headers: tenant.headers });
 
 describe("POST /v1/api-keys", () => {
-  it("answers 200 with exactly {id, key, prefix, createdAt}; the key works and starts with its prefix", async () => {
+  it("answers 200 with the contract's {id, key, prefix, createdAt} (plus name and permissions, null unless sent); the key works and starts with its prefix", async () => {
     const tenant = await newTenant(server);
     const res = await createKey(tenant);
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(["createdAt", "id", "key", "prefix"]);
+    expect(Object.keys(res.body).sort()).toEqual(["createdAt", "id", "key", "name", "permissions", "prefix"]);
+    expect([res.body.name, res.body.permissions]).toEqual([null, null]);
     expect(res.body.key.startsWith(res.body.prefix)).toBe(true);
     expect(res.body.key.length - res.body.prefix.length).toBeGreaterThanOrEqual(22); // ≥ 128 bits of secret
     const me = await gql(server, "{ me { id } }", {}, { "x-api-key": res.body.key });

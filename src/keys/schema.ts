@@ -33,6 +33,7 @@ builder.prismaObject("ApiKey", {
       type: [ApiKeyPermission],
       nullable: true,
       description: "What the key may do; null for a full key.",
+      extensions: { maxListSize: RESOURCES.length },
       resolve: (key) => grantList(storedPermissions(key.permissions)),
     }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
@@ -48,7 +49,7 @@ const CreatedApiKey = builder.simpleObject("CreatedApiKey", {
     key: t.string(),
     prefix: t.string(),
     name: t.string({ nullable: true }),
-    permissions: t.field({ type: [ApiKeyPermission], nullable: true, description: "What the key may do; null for a full key." }),
+    permissions: t.field({ type: [ApiKeyPermission], nullable: true, description: "What the key may do; null for a full key.", extensions: { maxListSize: RESOURCES.length } }),
     createdAt: t.field({ type: "DateTime" }),
   }),
 });
