@@ -22,7 +22,7 @@ export type OperationPermission = Permission | "authenticated" | "public";
 export type Permissions = Partial<Record<Resource, AccessLevel>>;
 
 export const PermissionsInput = z
-  .record(z.enum(RESOURCES, { error: `permissions keys must be one of ${RESOURCES.join(", ")}` }), z.enum(ACCESS_LEVELS, { error: "permissions values must be read or write" }), {
+  .partialRecord(z.enum(RESOURCES, { error: `permissions keys must be one of ${RESOURCES.join(", ")}` }), z.enum(ACCESS_LEVELS, { error: "permissions values must be read or write" }), {
     error: "permissions must be an object mapping a resource to read or write",
   })
   .refine((value) => Object.keys(value).length > 0, "permissions must name at least one resource (omit it for a full key)");

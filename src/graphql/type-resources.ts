@@ -1,4 +1,4 @@
-import { isObjectType, type GraphQLSchema } from "graphql";
+import { getNamedType, isObjectType, type GraphQLObjectType, type GraphQLSchema } from "graphql";
 import { RESOURCES, type OperationPermission, type Resource } from "../auth/permissions.js";
 
 /**
@@ -44,6 +44,14 @@ const NEUTRAL_TYPES = new Set(["Client", "OtpRequested", "SessionToken", "AuthSt
 
 /** Relay wrappers (`…Connection`, `…Edge`) show only what their nodes show, which is checked on its own. */
 const isRelayWrapper = (name: string) => /(Connection|Edge)$/.test(name);
+
+/** The resource a type shows: its own, or for a Relay wrapper its nodes' (so `ledger { … }` needs ledger:read at `ledger`). */
+export function resourceOfType(type: GraphQLObjectType): Resource | undefined {
+  const own = TYPE_RESOURCES[type.name];
+  if (own || !isRelayWrapper(type.name)) return own;
+  const inner = getNamedType(type.getFields().edges?.type ?? type.getFields().node?.type);
+  return inner && isObjectType(inner) ? resourceOfType(inner) : undefined;
+}
 
 /** At start-up: every root field declares its permission, and every object type is classified. */
 export function assertPermissionsDeclared(schema: GraphQLSchema): void {

@@ -11,10 +11,10 @@ import {
   type SelectionSetNode,
 } from "graphql";
 import type { Plugin } from "graphql-yoga";
-import { allows, forbidden, permissionOf, type Permission } from "../auth/permissions.js";
+import { allows, forbidden, permissionOf, type AccessLevel, type Permission, type Resource } from "../auth/permissions.js";
 import { authenticationOf } from "../graphql/context.js";
 import { ApiError } from "../graphql/errors.js";
-import { TYPE_RESOURCES } from "../graphql/type-resources.js";
+import { resourceOfType } from "../graphql/type-resources.js";
 import type { Services } from "../services.js";
 import { selectedOperation } from "./operations.js";
 import type { TransportContext } from "./request-info.js";
@@ -73,9 +73,12 @@ export function permissionsNeeded(schema: GraphQLSchema, document: DocumentNode,
   if (known) return known;
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  const needs = new Map<Permission, PermissionNeed>();
+  // Per resource, the strongest level needed (write implies read) and the first field that needs it.
+  const needs = new Map<Resource, PermissionNeed>();
   const need = (permission: Permission, path: readonly string[]) => {
-    if (!needs.has(permission)) needs.set(permission, { permission, path });
+    const [resource, level] = permission.split(":") as [Resource, AccessLevel];
+    const known = needs.get(resource);
+    if (!known || (level === "write" && known.permission.endsWith(":read"))) needs.set(resource, { permission, path: known?.path ?? path });
   };
 
   const walk = (parent: GraphQLObjectType, selectionSet: SelectionSetNode, path: readonly string[], spread: ReadonlySet<string>) => {
@@ -87,7 +90,7 @@ export function permissionsNeeded(schema: GraphQLSchema, document: DocumentNode,
         const declared = field.extensions.permission;
         if (typeof declared === "string" && declared.includes(":")) need(declared as Permission, fieldPath);
         const type = getNamedType(field.type);
-        const resource = TYPE_RESOURCES[type.name];
+        const resource = isObjectType(type) ? resourceOfType(type) : undefined;
         if (resource) need(permissionOf(resource, "read"), fieldPath);
         if (selection.selectionSet && isObjectType(type)) walk(type, selection.selectionSet, fieldPath, spread);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
