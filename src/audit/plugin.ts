@@ -33,7 +33,7 @@ export class AuditLogPlugin<Types extends SchemaTypes> extends BasePlugin<Types>
         throw error;
       } finally {
         scope.open = false;
-        fieldRuns(ctx).set(String(info.path.key), { entry: scope.entry, outcome });
+        fieldRuns(ctx).set(String(info.path.key), { scope, outcome });
       }
     };
   }

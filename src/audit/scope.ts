@@ -17,8 +17,11 @@ export type AuditEntry = {
   targetIds: Set<string>;
 };
 
-/** A running mutation field: its entry, and whether a transaction of its own has written the entry. */
-export type AuditScope = { entry: AuditEntry; open: boolean };
+/**
+ * A running mutation field: its entry, while it runs (`open`), and how many targets the entry had when
+ * a transaction of the field last wrote it (undefined: none has).
+ */
+export type AuditScope = { entry: AuditEntry; open: boolean; writtenTargets?: number };
 
 const scopes = new AsyncLocalStorage<AuditScope>();
 
@@ -51,12 +54,16 @@ export async function auditInTransaction(sql: Sql, result: unknown): Promise<voi
   if (!scope?.open) return;
   for (const id of idsOf(result)) scope.entry.targetIds.add(id);
   await writeEntry(sql, scope.entry, "succeeded");
+  scope.writtenTargets = scope.entry.targetIds.size;
 }
 
 export const isAuditing = () => !!scopes.getStore()?.open;
 
 /** What a mutation field ran as, kept on its operation's context until the pipeline writes the outcome. */
-export type FieldRun = { entry: AuditEntry; outcome: AuditOutcome };
+export type FieldRun = { scope: AuditScope; outcome: AuditOutcome };
+
+/** Whether the field's own transaction already wrote all there is to say: it succeeded, with no target found since. */
+export const alreadyWritten = ({ scope, outcome }: FieldRun) => outcome === "succeeded" && scope.writtenTargets === scope.entry.targetIds.size;
 const RUNS = Symbol("auditedFieldRuns");
 type WithRuns = { [RUNS]?: Map<string, FieldRun> };
 
