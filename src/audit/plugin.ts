@@ -1,4 +1,4 @@
-import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from "@pothos/core";
+import { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from "@pothos/core";
 import type { GraphQLFieldResolver } from "graphql";
 import type { Context } from "../graphql/context.js";
 import { appErrorOf } from "../graphql/errors.js";
@@ -36,18 +36,5 @@ export class AuditLogPlugin<Types extends SchemaTypes> extends BasePlugin<Types>
         fieldRuns(ctx).set(String(info.path.key), { scope, outcome });
       }
     };
-  }
-}
-
-const pluginName = "auditLog";
-SchemaBuilder.registerPlugin(pluginName, AuditLogPlugin);
-export default pluginName;
-
-declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
-  export namespace PothosSchemaTypes {
-    export interface Plugins<Types extends SchemaTypes> {
-      auditLog: AuditLogPlugin<Types>;
-    }
   }
 }

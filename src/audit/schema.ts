@@ -1,8 +1,7 @@
 import type { AuditLogEntry } from "../generated/prisma/client.js";
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
-
-const upperCased = <T extends string>(values: readonly T[]) => Object.fromEntries(values.map((value) => [value.toUpperCase(), { value }])) as Record<string, { value: T }>;
+import { upperCased } from "../keys/schema.js";
 
 const AuditActorType = builder.enumType("AuditActorType", { values: upperCased(["api_key", "session"] as const) });
 const AuditOutcome = builder.enumType("AuditOutcome", {

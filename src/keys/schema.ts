@@ -3,7 +3,8 @@ import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
 import { MAX_LISTED_KEYS } from "./service.js";
 
-const upperCased = <T extends string>(values: readonly T[]) => Object.fromEntries(values.map((value) => [value.toUpperCase(), { value }])) as Record<string, { value: T }>;
+/** GraphQL enum values for lower-case codes: `api_keys` is API_KEYS, and resolvers see the code. */
+export const upperCased = <T extends string>(values: readonly T[]) => Object.fromEntries(values.map((value) => [value.toUpperCase(), { value }])) as Record<string, { value: T }>;
 
 const ApiKeyResource = builder.enumType("ApiKeyResource", {
   description: "What a restricted key may be given access to. ACCOUNTS: virtual and USDC accounts, balances; EVENTS: the event feed and webhook endpoints.",
