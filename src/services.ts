@@ -36,6 +36,7 @@ import { DeliveryWorker } from "./webhook-endpoints/worker.js";
 import { RetentionJob } from "./retention/job.js";
 import { resolveWithDns, type ResolveHost } from "./webhook-endpoints/sender.js";
 import { afterCommit } from "./db/unit-of-work.js";
+import { AuditLogService } from "./audit/service.js";
 
 export type ServiceDeps = {
   prisma: PrismaClient;
@@ -79,6 +80,7 @@ export function createServices(deps: ServiceDeps) {
     keys,
     auth,
     credentials,
+    audit: new AuditLogService({ prisma: deps.prisma, sql: deps.sql }),
     credentialWatch: new CredentialWatch({ auth, logger: deps.logger }),
     users,
     ledger,

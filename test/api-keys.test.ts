@@ -11,17 +11,17 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-const LISTED_FIELDS = ["allowedIps", "createdAt", "expiresAt", "id", "lastUsedAt", "prefix", "revokedAt"];
+const LISTED_FIELDS = ["allowedIps", "createdAt", "expiresAt", "id", "lastUsedAt", "name", "permissions", "prefix", "revokedAt"];
 const createKey = (tenant: Pick<Tenant, "headers">) => rest(server, "POST", "/v1/api-keys", { headers: tenant.headers });
 const listKeys = (tenant: Pick<Tenant, "headers">) => rest(server, "GET", "/v1/api-keys", { headers: tenant.headers });
 
 describe("POST /v1/api-keys", () => {
-  it("answers 200 with exactly {id, key, prefix, createdAt, expiresAt: null, allowedIps: null}; the key works and starts with its prefix", async () => {
+  it("answers 200 with the contract's {id, key, prefix, createdAt} (plus name, permissions, expiresAt and allowedIps, null unless sent); the key works and starts with its prefix", async () => {
     const tenant = await newTenant(server);
     const res = await createKey(tenant);
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(["allowedIps", "createdAt", "expiresAt", "id", "key", "prefix"]);
-    expect(res.body).toMatchObject({ expiresAt: null, allowedIps: null });
+    expect(Object.keys(res.body).sort()).toEqual(["allowedIps", "createdAt", "expiresAt", "id", "key", "name", "permissions", "prefix"]);
+    expect(res.body).toMatchObject({ name: null, permissions: null, expiresAt: null, allowedIps: null });
     expect(res.body.key.startsWith(res.body.prefix)).toBe(true);
     expect(res.body.key.length - res.body.prefix.length).toBeGreaterThanOrEqual(22); // ≥ 128 bits of secret
     const me = await gql(server, "{ me { id } }", {}, { "x-api-key": res.body.key });
@@ -92,7 +92,7 @@ describe("GET /v1/api-keys", () => {
 describe("the bound on a client's keys", () => {
   it(`refuses a key beyond ${MAX_ACTIVE_KEYS} active ones (400) until one is revoked, and lists the active and the recently revoked`, async () => {
     const tenant = await newTenant(server);
-    for (let i = 1; i < MAX_ACTIVE_KEYS; i++) await server.app.services.keys.create(tenant.clientId);
+    for (let i = 1; i < MAX_ACTIVE_KEYS; i++) await server.app.services.keys.create(tenant.clientId, undefined, null);
     const refused = await rest(server, "POST", "/v1/api-keys", { headers: tenant.headers });
     expect(refused.status, JSON.stringify(refused.body)).toBe(400);
     expect(refused.body.error).toBe(`A client has at most ${MAX_ACTIVE_KEYS} active API keys: revoke one first`);

@@ -28,6 +28,7 @@ const AccountBalanceRef = builder.objectRef<AccountBalance>("AccountBalance").im
 
 builder.queryFields((t) => ({
   accountBalance: t.field({
+    permission: "accounts:read",
     type: AccountBalanceRef,
     args: { userId: t.arg.id({ required: true }), currency: t.arg({ type: LookupCurrencyEnum, required: true }) },
     resolve: async (_root, args, ctx) => ctx.services.balanceLookup.lookup(await clientIdOf(ctx), args.userId, args.currency),

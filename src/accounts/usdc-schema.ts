@@ -33,6 +33,7 @@ builder.prismaObjectFields("User", (t) => ({
 
 builder.queryFields((t) => ({
   usdcAccounts: t.prismaField({
+    permission: "accounts:read",
     type: ["UsdcAccount"],
     description: "A user's USDC accounts, oldest first.",
     extensions: { maxListSize: NETWORKS.length },
@@ -40,6 +41,7 @@ builder.queryFields((t) => ({
     resolve: async (query, _root, args, ctx) => ctx.services.usdcAccounts.list(await clientIdOf(ctx), args.userId, query),
   }),
   usdcAccount: t.prismaField({
+    permission: "accounts:read",
     type: "UsdcAccount",
     nullable: true,
     description: "A user's USDC account on one chain (case-insensitive); NOT_FOUND when there is none.",
@@ -50,6 +52,7 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createUsdcAccount: t.prismaField({
+    permission: "accounts:write",
     type: "UsdcAccount",
     description: "Idempotent: returns the existing account on that chain; creates the user's wallet when absent.",
     args: {

@@ -60,6 +60,7 @@ const CreateVirtualAccountInput = builder.inputType("CreateVirtualAccountInput",
 
 builder.mutationFields((t) => ({
   createVirtualAccount: t.prismaField({
+    permission: "accounts:write",
     type: "VirtualAccount",
     description: "The user's account in the currency; an existing one is returned as it is.",
     args: { input: t.arg({ type: CreateVirtualAccountInput, required: true }) },

@@ -33,12 +33,14 @@ const Success = builder.simpleObject("Success", { fields: (t) => ({ success: t.b
 
 builder.queryFields((t) => ({
   me: t.prismaField({
+    permission: "authenticated",
     type: "Client",
     description: "The calling client.",
     resolve: async (query, _root, _args, ctx) =>
       ctx.prisma.client.findUniqueOrThrow({ ...query, where: { id: (await ctx.client()).clientId } }),
   }),
   authStatus: t.field({
+    permission: "authenticated",
     type: AuthStatus,
     description: "The session behind the x-client-auth token.",
     resolve: async (_root, _args, ctx) => ctx.services.auth.status(await ctx.client()),
@@ -47,18 +49,21 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   requestOtp: t.field({
+    permission: "public",
     type: OtpRequested,
     description: "Mails a 6-digit sign-in code, valid 10 minutes. Needs no credentials.",
     args: { email: t.arg.string({ required: true }), name: t.arg.string() },
     resolve: (_root, args, ctx) => ctx.services.auth.requestOtp(args),
   }),
   verifyOtp: t.field({
+    permission: "public",
     type: SessionToken,
     description: "Exchanges the code for a 1-hour session token; signs the client up on first use.",
     args: { email: t.arg.string({ required: true }), otp: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) => ctx.services.auth.verifyOtp(args),
   }),
   logout: t.field({
+    permission: "authenticated",
     type: Success,
     description: "Revokes the session token in x-client-auth.",
     resolve: async (_root, _args, ctx) => ctx.services.auth.logout(await ctx.client()),

@@ -10,6 +10,7 @@ import { AddressAllowlist } from "../keys/allowed-ips.js";
 import type { ApiKeyService } from "../keys/service.js";
 import type { CredentialCache } from "./credential-cache.js";
 import type { Credentials } from "./credentials.js";
+import type { Permissions } from "./permissions.js";
 import { SessionTokens } from "./jwt.js";
 import { assertMayRequestCode, assertMayVerify, OTP_MAX_ATTEMPTS, OTP_TTL_MS, OTP_WINDOW_MS, type RecentCode } from "./otp-limits.js";
 
@@ -23,6 +24,8 @@ export type AuthenticatedClient = {
   expiresAt?: Date;
   /** The only addresses the credential may be used from (an API key with allowedIps). */
   allowedIps?: AddressAllowlist;
+  /** A restricted key's grants (SPEC §13); null for a full key and for a session, which may do all its client can. */
+  permissions: Permissions | null;
 };
 
 export const OtpRequest = z.object({
@@ -136,7 +139,7 @@ export class AuthService {
     if (!session || session.revokedAt || session.clientId !== claims.clientId || session.expiresAt <= new Date()) {
       throw unauthenticated("Invalid or expired token");
     }
-    return { clientId: claims.clientId, method: "JWT", credentialId: session.id, expiresAt: session.expiresAt };
+    return { clientId: claims.clientId, method: "JWT", credentialId: session.id, expiresAt: session.expiresAt, permissions: null };
   }
 
   private async verifyApiKey(apiKey: string): Promise<AuthenticatedClient> {
@@ -148,6 +151,7 @@ export class AuthService {
       credentialId: key.apiKeyId,
       expiresAt: key.expiresAt ?? undefined,
       allowedIps: key.allowedIps.length > 0 ? new AddressAllowlist(key.allowedIps) : undefined,
+      permissions: key.permissions,
     };
   }
 

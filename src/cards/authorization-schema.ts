@@ -72,6 +72,7 @@ const SimulateCardAuthorizationInput = builder.inputType("SimulateCardAuthorizat
 
 builder.mutationFields((t) => ({
   simulateCardAuthorization: t.prismaField({
+    permission: "cards:write",
     type: "CardAuthorization",
     description: "Sandbox: an authorization at the user's card. PENDING holds the amount on USD available; DECLINED (no card, or too little available) holds nothing.",
     args: { input: t.arg({ type: SimulateCardAuthorizationInput, required: true }) },
@@ -81,6 +82,7 @@ builder.mutationFields((t) => ({
     },
   }),
   captureCardAuthorization: t.prismaField({
+    permission: "cards:write",
     type: "CardAuthorization",
     description: "Sandbox: captures a PENDING authorization for amount (at most the authorized amount; all of it by default): the hold is released and a CARD_DEBIT posted. CONFLICT from any other status.",
     args: { id: t.arg.id({ required: true }), amount: t.arg({ type: "Decimal" }) },
@@ -90,6 +92,7 @@ builder.mutationFields((t) => ({
     },
   }),
   reverseCardAuthorization: t.prismaField({
+    permission: "cards:write",
     type: "CardAuthorization",
     description: "Sandbox: reverses a PENDING authorization, releasing its hold. CONFLICT from any other status.",
     args: { id: t.arg.id({ required: true }) },

@@ -71,6 +71,7 @@ builder.prismaObjectFields("User", (t) => ({
 
 builder.queryFields((t) => ({
   cardTransactionsPage: t.field({
+    permission: "cards:read",
     type: CardTransactionPageRef,
     description: "A user's card transactions in numbered pages of 20 (as /v1 serves them); NOT_FOUND when the user is unknown or has no card.",
     args: { userId: t.arg.id({ required: true }), page: t.arg.int({ defaultValue: 1 }) },
@@ -80,6 +81,7 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createVirtualCard: t.prismaField({
+    permission: "cards:write",
     type: "Card",
     description: "Issues the user's card; returns the existing one when there is one.",
     args: { userId: t.arg.id({ required: true }) },

@@ -11,6 +11,7 @@ const SimulateCardTransactionInput = builder.inputType("SimulateCardTransactionI
 
 builder.mutationFields((t) => ({
   simulateCardTransaction: t.prismaField({
+    permission: "cards:write",
     type: "CardTransaction",
     description: "Sandbox: a settled card DEBIT against the user's USD balance (the user must have a card).",
     args: { input: t.arg({ type: SimulateCardTransactionInput, required: true }) },

@@ -12,6 +12,6 @@ const NewClient = z.object({
 export async function createClientWithKey(prisma: PrismaClient, keys: ApiKeyService, input: unknown) {
   const { email, name } = parseInput(NewClient, input);
   const client = await prisma.client.upsert({ where: { email }, create: { email, name }, update: {} });
-  const apiKey = await keys.create(client.id);
+  const apiKey = await keys.create(client.id, undefined, null);
   return { client, apiKey };
 }

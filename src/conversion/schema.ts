@@ -50,6 +50,7 @@ const CreateConversionInput = builder.inputType("CreateConversionInput", {
 
 builder.queryFields((t) => ({
   conversionQuote: t.prismaField({
+    permission: "conversions:read",
     type: "ConversionQuote",
     description: "Prices a conversion and keeps the price 30 seconds for one createConversion. Each quote is stored: at most 5 in one operation (aliases count) and 300 unused ones per client at once.",
     // Read by the query cost rule.
@@ -61,6 +62,7 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createConversion: t.prismaField({
+    permission: "conversions:write",
     type: "Conversion",
     description: "Converts a user's funds in one transaction; INSUFFICIENT_FUNDS when the `from` balance is short.",
     args: { input: t.arg({ type: CreateConversionInput, required: true }) },

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { auditInTransaction, isAuditing } from "../audit/scope.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { prismaSql, type Sql, type SqlDatabase } from "./sql.js";
 import { TRANSACTION_WAITS, type Tx } from "./transaction.js";
@@ -29,7 +30,7 @@ export async function runAsUnit<T>(prisma: PrismaClient, work: (sql: Sql) => Pro
   try {
     const result = await prisma.$transaction(async (tx) => {
       unit = { tx, sql: prismaSql(tx), open: true, savepoints: 0, afterCommit: [] };
-      return units.run(unit, () => work(unit!.sql));
+      return units.run(unit, () => audited(unit!.sql, () => work(unit!.sql)));
     }, TRANSACTION_WAITS);
     for (const callback of unit!.afterCommit) callback();
     return result;
@@ -43,6 +44,13 @@ export function afterCommit(callback: () => void): void {
   const unit = currentUnit();
   if (unit) unit.afterCommit.push(callback);
   else callback();
+}
+
+/** `work`, then (inside a mutation field) its audit entry, in the same transaction (src/audit/scope.ts). */
+async function audited<T>(sql: Sql, work: () => Promise<T>): Promise<T> {
+  const result = await work();
+  await auditInTransaction(sql, result);
+  return result;
 }
 
 /** A transaction inside a unit: a savepoint, released on success and rolled back to when `work` throws. */
@@ -66,7 +74,15 @@ export function unitAwarePrisma(prisma: PrismaClient): PrismaClient {
       const unit = currentUnit();
       if (unit && property === "$transaction") {
         return (work: unknown) =>
-          typeof work === "function" ? savepoint(unit, () => (work as (tx: Tx) => Promise<unknown>)(unit.tx)) : Promise.all(work as Promise<unknown>[]);
+          typeof work === "function"
+            ? savepoint(unit, () => audited(unit.sql, () => (work as (tx: Tx) => Promise<unknown>)(unit.tx)))
+            : Promise.all(work as Promise<unknown>[]);
+      }
+      if (property === "$transaction" && isAuditing()) {
+        return (work: unknown, options?: object) =>
+          typeof work === "function"
+            ? target.$transaction((tx) => audited(prismaSql(tx), () => (work as (tx: Tx) => Promise<unknown>)(tx)), options)
+            : target.$transaction(work as never, options);
       }
       const source = unit && property in unit.tx ? unit.tx : target;
       const value: unknown = Reflect.get(source, property);
@@ -81,7 +97,7 @@ export function unitAwareSql(sql: SqlDatabase): SqlDatabase {
     query: (name, text, values) => (currentUnit()?.sql ?? sql).query(name, text, values),
     transaction(work) {
       const unit = currentUnit();
-      return unit ? savepoint(unit, () => work(unit.sql)) : sql.transaction(work);
+      return unit ? savepoint(unit, () => audited(unit.sql, () => work(unit.sql))) : sql.transaction((tx) => audited(tx, () => work(tx)));
     },
   };
 }

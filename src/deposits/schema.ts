@@ -46,6 +46,7 @@ builder.prismaObjectFields("User", (t) => ({
 
 builder.queryFields((t) => ({
   deposit: t.prismaField({
+    permission: "deposits:read",
     type: "Deposit",
     nullable: true,
     description: "One of the client's deposits; NOT_FOUND otherwise.",
@@ -65,6 +66,7 @@ const SimulateDepositInput = builder.inputType("SimulateDepositInput", {
 
 builder.mutationFields((t) => ({
   simulateDeposit: t.prismaField({
+    permission: "deposits:write",
     type: "Deposit",
     description: "Sandbox: money arrives for the user through the provider's webhook; returns the PENDING deposit, which settles by itself after SANDBOX_SETTLE_MS.",
     args: { input: t.arg({ type: SimulateDepositInput, required: true }) },
@@ -74,6 +76,7 @@ builder.mutationFields((t) => ({
     },
   }),
   completeDeposit: t.prismaField({
+    permission: "deposits:write",
     type: "Deposit",
     description: "Sandbox: the provider reports the deposit settled (a completed one is returned unchanged).",
     args: { id: t.arg.id({ required: true }) },
@@ -83,6 +86,7 @@ builder.mutationFields((t) => ({
     },
   }),
   failDeposit: t.prismaField({
+    permission: "deposits:write",
     type: "Deposit",
     description: "Sandbox: the provider reports the deposit failed (a failed one is returned unchanged).",
     args: { id: t.arg.id({ required: true }), reason: t.arg.string() },

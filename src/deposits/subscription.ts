@@ -14,6 +14,7 @@ builder.prismaObjectFields("Deposit", (t) => ({
 
 builder.subscriptionField("depositUpdated", (t) =>
   t.prismaField({
+    permission: "deposits:read",
     type: "Deposit",
     description:
       "Every creation and status change of the calling client's deposits (of one user when userId is given), read from the event log. " +

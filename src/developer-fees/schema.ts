@@ -19,6 +19,7 @@ const ClientBalanceRef = builder.objectRef<ClientBalance>("ClientBalance").imple
 
 builder.queryFields((t) => ({
   clientBalances: t.field({
+    permission: "accounts:read",
     type: [ClientBalanceRef],
     description: "The calling client's revenue, one row per currency it has earned in (alphabetical); empty before its first developer fee.",
     extensions: { maxListSize: CURRENCIES.length },

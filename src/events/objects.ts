@@ -4,6 +4,7 @@ import { cardAuthorizationBody } from "../cards/authorization-representation.js"
 import { asContractTransaction } from "../cards/representation.js";
 import { conversionBody } from "../conversion/representation.js";
 import { depositBody } from "../deposits/representation.js";
+import { storedPermissions } from "../auth/permissions.js";
 import { API_KEY_KEYS, shownAllowedIps } from "../keys/representation.js";
 import { pickKeys } from "../representation.js";
 import { USER_KEYS } from "../users/representation.js";
@@ -38,5 +39,6 @@ export const eventObject = {
     ...asContractTransaction(asGraphQLValues(transaction) as Parameters<typeof asContractTransaction>[0]),
   }),
   cardAuthorization: (authorization: CardAuthorization) => cardAuthorizationBody(asGraphQLValues(authorization)),
-  apiKey: (key: Omit<ApiKey, "hash">) => pickKeys({ ...asGraphQLValues(key), allowedIps: shownAllowedIps(key.allowedIps) }, API_KEY_KEYS),
+  apiKey: (key: Omit<ApiKey, "hash">) =>
+    pickKeys({ ...asGraphQLValues(key), permissions: storedPermissions(key.permissions), allowedIps: shownAllowedIps(key.allowedIps) }, API_KEY_KEYS),
 };

@@ -40,12 +40,14 @@ const EventConnection = builder.objectRef<{ events: ClientEvent[]; hasMore: bool
 
 builder.queryFields((t) => ({
   events: t.field({
+    permission: "events:read",
     type: EventConnection,
     description: "The client's events, oldest first after the cursor `after` (an event id); first 1–100 (default 20); types filters.",
     args: { after: t.arg.id(), first: t.arg.int(), types: t.arg.stringList() },
     resolve: async (_root, args, ctx) => ctx.services.clientEvents.list(await clientIdOf(ctx), args),
   }),
   eventCursor: t.field({
+    permission: "events:read",
     type: "ID",
     nullable: true,
     description:
@@ -54,6 +56,7 @@ builder.queryFields((t) => ({
     resolve: async (_root, _args, ctx) => ctx.services.clientEvents.cursor(await clientIdOf(ctx)),
   }),
   event: t.field({
+    permission: "events:read",
     type: EventRef,
     nullable: true,
     description: "One of the client's events; NOT_FOUND otherwise.",
@@ -64,6 +67,7 @@ builder.queryFields((t) => ({
 
 builder.subscriptionField("events", (t) =>
   t.field({
+    permission: "events:read",
     type: EventRef,
     description:
       "The client's events as they are written (of the given types; all when omitted), read from the log: with `after` (over SSE also Last-Event-ID) " +

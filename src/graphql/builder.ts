@@ -5,6 +5,7 @@ import SimpleObjectsPlugin from "@pothos/plugin-simple-objects";
 import type PrismaTypes from "../generated/pothos-prisma-types.js";
 import { getDatamodel } from "../generated/pothos-prisma-types.js";
 import type { Context } from "./context.js";
+import { AUDIT_LOG_PLUGIN, PERMISSIONS_PLUGIN } from "./permissions-plugin.js";
 
 /** The schema builder: plugins and scalar typing only. Domains add their types in their own folders. */
 export const builder = new SchemaBuilder<{
@@ -19,7 +20,7 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: unknown; Output: unknown };
   };
 }>({
-  plugins: [PrismaPlugin, RelayPlugin, SimpleObjectsPlugin],
+  plugins: [PrismaPlugin, RelayPlugin, SimpleObjectsPlugin, PERMISSIONS_PLUGIN, AUDIT_LOG_PLUGIN],
   defaultFieldNullability: false,
   // Connections only: ids stay the records' own (no global Node ids), and mutations take no clientMutationId.
   relay: { cursorType: "String", clientMutationId: "omit", nodeQueryOptions: false, nodesQueryOptions: false },

@@ -1,5 +1,6 @@
 // The schema is the sum of the domains: each folder registers its own types and fields.
 import { builder } from "./builder.js";
+import { assertPermissionsDeclared } from "./type-resources.js";
 import "./scalars.js";
 import "../auth/schema.js";
 import "../keys/schema.js";
@@ -19,5 +20,7 @@ import "../withdrawals/schema.js";
 import "../developer-fees/schema.js";
 import "../events/schema.js";
 import "../webhook-endpoints/schema.js";
+import "../audit/schema.js";
 
 export const schema = builder.toSchema({ sortSchema: false });
+assertPermissionsDeclared(schema);

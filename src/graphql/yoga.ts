@@ -11,6 +11,8 @@ import { useIdempotency } from "../pipeline/idempotency.js";
 import { useListAwareCost, useStaticQueryLimits } from "../pipeline/query-limits.js";
 import { useSseStreamCaps, type OpenStreams } from "../pipeline/open-streams.js";
 import type { TransportContext } from "../pipeline/request-info.js";
+import { useAuditLog } from "../pipeline/audit.js";
+import { usePermissions } from "../pipeline/permissions.js";
 import { useStreamLifetime } from "../pipeline/stream-lifetime.js";
 import { useTextInputRule } from "../pipeline/text-input.js";
 import type { Services } from "../services.js";
@@ -60,9 +62,11 @@ export function createGraphQLServer(options: {
       maskValidationErrors(logger),
       ...(introspection ? [] : [disableIntrospection()]),
       options.admission.plugin,
+      useAuditLog({ services, logger }),
       useTextInputRule(logger),
       useListAwareCost(logger),
       useIdempotency({ records: options.idempotency, services, logger }),
+      usePermissions({ services }),
       useSseStreamCaps({ streams: options.streams, services, logger }),
       useStreamLifetime({ watch: services.credentialWatch, services }),
       graphqlMetrics(options.metrics.registry),

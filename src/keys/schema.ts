@@ -1,3 +1,4 @@
+import { ACCESS_LEVELS, grantList, grantMap, RESOURCES, storedPermissions } from "../auth/permissions.js";
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
 import { MAX_ALLOWED_IPS } from "./allowed-ips.js";
@@ -6,11 +7,36 @@ import { MAX_KEY_LIFETIME_HOURS, MAX_LISTED_KEYS, MAX_ROLL_GRACE_HOURS, type Api
 
 const ALLOWED_IPS_DESCRIPTION = "The IPv4/IPv6 addresses and CIDR ranges the key may be used from; null: anywhere.";
 const EXPIRES_AT_DESCRIPTION = "When the key stops working by itself (rolled, or created to expire); null: never.";
+const PERMISSIONS_DESCRIPTION = "What the key may do; null for a full key.";
+
+/** GraphQL enum values for lower-case codes: `api_keys` is API_KEYS, and resolvers see the code. */
+export const upperCased = <T extends string>(values: readonly T[]) => Object.fromEntries(values.map((value) => [value.toUpperCase(), { value }])) as Record<string, { value: T }>;
+
+const ApiKeyResource = builder.enumType("ApiKeyResource", {
+  description: "What a restricted key may be given access to. ACCOUNTS: virtual and USDC accounts, balances; EVENTS: the event feed and webhook endpoints.",
+  values: upperCased(RESOURCES),
+});
+const ApiKeyAccess = builder.enumType("ApiKeyAccess", { description: "WRITE implies READ.", values: upperCased(ACCESS_LEVELS) });
+
+const ApiKeyPermission = builder.simpleObject("ApiKeyPermission", {
+  fields: (t) => ({ resource: t.field({ type: ApiKeyResource }), access: t.field({ type: ApiKeyAccess }) }),
+});
+const ApiKeyPermissionInput = builder.inputType("ApiKeyPermissionInput", {
+  fields: (t) => ({ resource: t.field({ type: ApiKeyResource, required: true }), access: t.field({ type: ApiKeyAccess, required: true }) }),
+});
 
 builder.prismaObject("ApiKey", {
   fields: (t) => ({
     id: t.exposeID("id"),
     prefix: t.exposeString("prefix"),
+    name: t.exposeString("name", { nullable: true }),
+    permissions: t.field({
+      type: [ApiKeyPermission],
+      nullable: true,
+      description: PERMISSIONS_DESCRIPTION,
+      extensions: { maxListSize: RESOURCES.length },
+      resolve: (key) => grantList(storedPermissions(key.permissions)),
+    }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     lastUsedAt: t.expose("lastUsedAt", { type: "DateTime", nullable: true, description: "Updated at most once a minute." }),
     revokedAt: t.expose("revokedAt", { type: "DateTime", nullable: true }),
@@ -26,6 +52,14 @@ const CreatedApiKey = builder.objectRef<Created>("CreatedApiKey").implement({
     id: t.exposeID("id"),
     key: t.exposeString("key"),
     prefix: t.exposeString("prefix"),
+    name: t.exposeString("name", { nullable: true }),
+    permissions: t.field({
+      type: [ApiKeyPermission],
+      nullable: true,
+      description: PERMISSIONS_DESCRIPTION,
+      extensions: { maxListSize: RESOURCES.length },
+      resolve: (key) => grantList(storedPermissions(key.permissions)),
+    }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     expiresAt: t.expose("expiresAt", { type: "DateTime", nullable: true, description: EXPIRES_AT_DESCRIPTION }),
     allowedIps: t.stringList({ nullable: true, description: ALLOWED_IPS_DESCRIPTION, resolve: (key) => shownAllowedIps(key.allowedIps) }),
@@ -34,6 +68,8 @@ const CreatedApiKey = builder.objectRef<Created>("CreatedApiKey").implement({
 
 const CreateApiKeyInput = builder.inputType("CreateApiKeyInput", {
   fields: (t) => ({
+    name: t.string({ description: "A label for lists (1–100 characters)." }),
+    permissions: t.field({ type: [ApiKeyPermissionInput], description: "Omit for a full key. A restricted key can only create keys with no more than it has." }),
     expiresInHours: t.float({ description: `Hours (fractions allowed) until the key stops working, more than 0 and at most ${MAX_KEY_LIFETIME_HOURS}; omitted or null: never.` }),
     allowedIps: t.stringList({ description: `IPv4/IPv6 addresses or CIDR ranges (1 to ${MAX_ALLOWED_IPS}) the key may be used from; omitted or null: anywhere.` }),
   }),
@@ -41,6 +77,7 @@ const CreateApiKeyInput = builder.inputType("CreateApiKeyInput", {
 
 builder.queryFields((t) => ({
   apiKeys: t.prismaField({
+    permission: "api_keys:read",
     type: ["ApiKey"],
     description: "The calling client's API keys, oldest first: every active one (at most 100) and the 100 that ended (revoked or expired) most recently.",
     extensions: { maxListSize: MAX_LISTED_KEYS },
@@ -50,19 +87,29 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createApiKey: t.field({
+    permission: "api_keys:write",
     type: CreatedApiKey,
     args: { input: t.arg({ type: CreateApiKeyInput }) },
-    resolve: async (_root, args, ctx) => ctx.services.keys.create(await clientIdOf(ctx), args.input ?? {}),
+    resolve: async (_root, { input }, ctx) => {
+      const caller = await ctx.client();
+      const permissions = input?.permissions ? grantMap(input.permissions) : null;
+      return ctx.services.keys.create(caller.clientId, { ...input, permissions }, caller.permissions);
+    },
   }),
   rollApiKey: t.field({
+    permission: "api_keys:write",
     type: CreatedApiKey,
     description:
       `A new key (shown once) with the same attributes. The rolled key keeps working for expiresInHours (0 to ${MAX_ROLL_GRACE_HOURS}, ` +
       "fractions allowed; default 0: it stops at once), then is refused on every instance. A revoked or expired key cannot be rolled (CONFLICT).",
     args: { id: t.arg.id({ required: true }), expiresInHours: t.arg.float() },
-    resolve: async (_root, args, ctx) => ctx.services.keys.roll(await clientIdOf(ctx), args.id, { expiresInHours: args.expiresInHours }),
+    resolve: async (_root, args, ctx) => {
+      const caller = await ctx.client();
+      return ctx.services.keys.roll(caller.clientId, args.id, { expiresInHours: args.expiresInHours }, caller.permissions);
+    },
   }),
   revokeApiKey: t.prismaField({
+    permission: "api_keys:write",
     type: "ApiKey",
     description: "Revokes a key at once, on every instance. Idempotent.",
     args: { id: t.arg.id({ required: true }) },

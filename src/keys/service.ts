@@ -1,7 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
-import type { ApiKey, PrismaClient } from "../generated/prisma/client.js";
+import { Prisma, type ApiKey, type PrismaClient } from "../generated/prisma/client.js";
 import { AppError, badInput, notFound } from "../errors.js";
+import { includes, PermissionsInput, storedPermissions, type Permissions } from "../auth/permissions.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
 import { parseInput, requireUuid } from "../validation.js";
@@ -13,7 +14,7 @@ import { LastUseRecorder } from "./last-use.js";
 
 const KEY_PATTERN = /^(fpk_[0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;
 
-type KeyRow = { id: string; clientId: string; hash: string; lastUsedAt: Date | null; revokedAt: Date | null; expiresAt: Date | null; allowedIps: string[] | null };
+type KeyRow = { id: string; clientId: string; hash: string; lastUsedAt: Date | null; revokedAt: Date | null; expiresAt: Date | null; allowedIps: string[] | null; permissions: unknown };
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest();
 const HOUR_MS = 3_600_000;
@@ -37,6 +38,8 @@ const hours = (min: "gt0" | "ge0", max: number) => {
 
 /** What a key may be created with besides its secret. */
 export const CreateKeyInput = z.object({
+  name: z.string().trim().min(1, "name must not be empty").max(100, "name must be at most 100 characters").nullish(),
+  permissions: PermissionsInput.nullish(),
   expiresInHours: hours("gt0", MAX_KEY_LIFETIME_HOURS).describe(`hours (fractions allowed) until the key stops working, at most ${MAX_KEY_LIFETIME_HOURS}; omitted or null: never`),
   allowedIps: z.array(z.string()).nullish().describe(`IPv4/IPv6 addresses or CIDR ranges the key may be used from (1 to 20); omitted or null: anywhere`),
 });
@@ -48,7 +51,18 @@ export const RollKeyInput = z.object({
  * What a rolled key passes on to its successor: everything that says what the key may do and from
  * where (its secret and its lifetime are its own). The one place to add a key attribute that a roll keeps.
  */
-const inheritedAttributes = (key: Pick<ApiKey, "allowedIps">) => ({ allowedIps: key.allowedIps });
+const inheritedAttributes = (key: Pick<ApiKey, "allowedIps" | "name" | "permissions">) => ({
+  allowedIps: key.allowedIps,
+  name: key.name,
+  permissions: storedPermissions(key.permissions),
+});
+
+type KeyAttributes = ReturnType<typeof inheritedAttributes> & { expiresAt: Date | null };
+
+/** A key can never make a key with more than it has (`creator`: the asking credential's grants, null: full). */
+function assertGrantable(creator: Permissions | null, wanted: Permissions | null) {
+  if (!includes(creator, wanted)) throw new AppError("FORBIDDEN", "A restricted API key cannot create a key with permissions it does not have");
+}
 
 export class ApiKeyService {
   constructor(
@@ -58,10 +72,14 @@ export class ApiKeyService {
     private readonly lastUse = new LastUseRecorder({ prisma }),
   ) {}
 
-  /** The full key is returned here only; the database keeps its SHA-256 (256 random bits of secret). */
-  async create(clientId: string, input: unknown = {}) {
-    const { expiresInHours, allowedIps } = parseInput(CreateKeyInput, input ?? {});
-    const attributes = { allowedIps: normaliseAllowedIps(allowedIps) };
+  /**
+   * The full key is returned here only; the database keeps its SHA-256 (256 random bits of secret).
+   * `creator`: the grants of the credential asking (null: full); a key never gets more than that.
+   */
+  async create(clientId: string, input: unknown, creator: Permissions | null) {
+    const { name, permissions, expiresInHours, allowedIps } = parseInput(CreateKeyInput, input ?? {});
+    assertGrantable(creator, permissions ?? null);
+    const attributes = { name: name ?? null, permissions: permissions ?? null, allowedIps: normaliseAllowedIps(allowedIps) };
     const expiresAt = expiresInHours ? new Date(Date.now() + Math.round(expiresInHours * HOUR_MS)) : null;
     return inTransaction(this.prisma, async (tx) => {
       await this.lockClientKeys(tx, clientId);
@@ -74,7 +92,7 @@ export class ApiKeyService {
    * at once). Rolling a key that is already expiring is allowed and can only bring its end forward.
    * A revoked or expired key cannot be rolled (409); another client's key is unknown (404).
    */
-  async roll(clientId: string, keyId: string, input: unknown = {}) {
+  async roll(clientId: string, keyId: string, input: unknown, creator: Permissions | null) {
     const id = requireUuid(keyId, "keyId");
     const { expiresInHours } = parseInput(RollKeyInput, input ?? {});
     const created = await inTransaction(this.prisma, async (tx) => {
@@ -90,7 +108,10 @@ export class ApiKeyService {
         if (!key) throw notFound("API key");
         throw new AppError("CONFLICT", `API key ${id} is ${key.revokedAt ? "revoked" : "expired"} and cannot be rolled`);
       }
-      const successor = await this.insert(tx, clientId, { ...inheritedAttributes(old), expiresAt: null });
+      const inherited = inheritedAttributes(old);
+      // Rolling is creating: a restricted key cannot turn a fuller key into a new one it may hold.
+      assertGrantable(creator, inherited.permissions);
+      const successor = await this.insert(tx, clientId, { ...inherited, expiresAt: null });
       await recordEvent(prismaSql(tx), { clientId, type: "api_key.rolled", object: eventObject.apiKey(old) });
       return successor;
     });
@@ -131,17 +152,19 @@ export class ApiKeyService {
    * Resolves a presented key to its client, its end and its allowlist, or null for a malformed,
    * unknown, revoked or expired key. A use is noted for lastUsedAt and written later, never here.
    */
-  async authenticate(presented: string): Promise<{ clientId: string; apiKeyId: string; expiresAt: Date | null; allowedIps: string[] } | null> {
+  async authenticate(
+    presented: string,
+  ): Promise<{ clientId: string; apiKeyId: string; expiresAt: Date | null; allowedIps: string[]; permissions: Permissions | null } | null> {
     const match = KEY_PATTERN.exec(presented);
     if (!match) return null;
     // Every authenticated request runs this: raw SQL costs half of a Prisma model query here (bench/README).
     const [key] = await this.prisma.$queryRaw<KeyRow[]>`
-      SELECT "id", "clientId", "hash", "lastUsedAt", "revokedAt", "expiresAt", "allowedIps" FROM "api_keys" WHERE "prefix" = ${match[1]}`;
+      SELECT "id", "clientId", "hash", "lastUsedAt", "revokedAt", "expiresAt", "allowedIps", "permissions" FROM "api_keys" WHERE "prefix" = ${match[1]}`;
     const now = new Date();
     if (!key || key.revokedAt || (key.expiresAt && key.expiresAt <= now)) return null;
     if (!timingSafeEqual(sha256(presented), Buffer.from(key.hash, "hex"))) return null;
     if (LastUseRecorder.isDue(key.lastUsedAt, now)) this.lastUse.note(key.id, now);
-    return { clientId: key.clientId, apiKeyId: key.id, expiresAt: key.expiresAt, allowedIps: key.allowedIps ?? [] };
+    return { clientId: key.clientId, apiKeyId: key.id, expiresAt: key.expiresAt, allowedIps: key.allowedIps ?? [], permissions: storedPermissions(key.permissions) };
   }
 
   /** Writes the uses noted but not yet written. */
@@ -154,13 +177,13 @@ export class ApiKeyService {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`api-keys:${clientId}`}))`;
   }
 
-  private async insert(tx: Tx, clientId: string, attributes: { allowedIps: string[]; expiresAt: Date | null }) {
+  private async insert(tx: Tx, clientId: string, { permissions, ...attributes }: KeyAttributes) {
     const now = new Date();
     const active = await tx.apiKey.count({ where: { clientId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] } });
     if (active >= MAX_ACTIVE_KEYS) throw badInput(`A client has at most ${MAX_ACTIVE_KEYS} active API keys: revoke one first`);
     const prefix = `fpk_${randomBytes(6).toString("hex")}`;
     const key = `${prefix}.${randomBytes(32).toString("base64url")}`;
-    const { hash: _hash, ...row } = await tx.apiKey.create({ data: { clientId, prefix, hash: sha256(key).toString("hex"), ...attributes } });
+    const { hash: _hash, ...row } = await tx.apiKey.create({ data: { clientId, prefix, hash: sha256(key).toString("hex"), ...attributes, permissions: permissions ?? Prisma.DbNull } });
     await recordEvent(prismaSql(tx), { clientId, type: "api_key.created", object: eventObject.apiKey(row) });
     return { ...row, key };
   }

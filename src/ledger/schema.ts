@@ -108,6 +108,7 @@ builder.prismaObjectFields("User", (t) => ({
 builder.queryFields((t) => ({
   transactions: t.prismaConnection(
     {
+      permission: "ledger:read",
       type: "LedgerEntry",
       description: `Every ledger entry of the client's users, newest first. ${CONNECTION_SIZES}`,
       cursor: "id",
@@ -122,6 +123,7 @@ builder.queryFields((t) => ({
     { name: "TransactionEdge" },
   ),
   transactionsPage: t.field({
+    permission: "ledger:read",
     type: LedgerPageRef,
     description: "The same entries in numbered pages (as /v1 serves them): page ≥ 1, limit 1–1000 (default 100).",
     args: { page: t.arg.int({ defaultValue: 1 }), limit: t.arg.int({ defaultValue: 100 }) },

@@ -33,7 +33,8 @@ export type RouteDocs = {
 };
 
 /** A documented endpoint: a REST route, or another /v1 path (the provider webhooks) declared in the same terms. */
-export type DocumentedEndpoint = Pick<Route, "method" | "path" | "status" | "errors" | "docs">;
+/** `operation`: the GraphQL operation a route runs, whose needed permissions (SPEC §13) the document lists. */
+export type DocumentedEndpoint = Pick<Route, "method" | "path" | "status" | "errors" | "docs"> & { operation?: Route["operation"] };
 
 /**
  * A schema under its name in the document's `components.schemas`, where generated clients find it as

@@ -23,7 +23,17 @@ const user = {
   metadata: { segment: "gold", referrer: "partner-17" } as Record<string, string>,
 };
 
-const apiKey = { id: "0d5c2a8e-7f41-4b3a-a9e6-2c8d1f4b6a09", prefix: "fpk_0123456789ab", createdAt: at, lastUsedAt: later, revokedAt: null, expiresAt: null, allowedIps: null };
+const apiKey = {
+  id: "0d5c2a8e-7f41-4b3a-a9e6-2c8d1f4b6a09",
+  prefix: "fpk_0123456789ab",
+  name: "backend",
+  permissions: null,
+  createdAt: at,
+  lastUsedAt: later,
+  revokedAt: null,
+  expiresAt: null,
+  allowedIps: null,
+};
 
 const client = { id: clientId, email: "dev@acme.example", name: "Acme", createdAt: at };
 
@@ -166,6 +176,17 @@ const event = {
   data: { object: { ...deposit, status: "COMPLETED", updatedAt: later } },
 };
 
+const auditLogEntry = {
+  id: "3f9e2d1c-0b8a-4c7d-9e6f-5a4b3c2d1e0f",
+  at: later,
+  actor: { type: "api_key", id: apiKey.id },
+  operation: "createUser",
+  targetIds: [userId],
+  requestId: "2b1c0d9e-8f7a-4b6c-9d5e-4f3a2b1c0d9e",
+  ip: "203.0.113.7",
+  outcome: "succeeded",
+};
+
 const webhookEndpoint = {
   id: "7a8b9c0d-1e2f-4a3b-84c5-d6e7f8a9b0c1",
   url: "https://acme.example/hooks/fintech",
@@ -201,6 +222,7 @@ export const examples = {
     metadata: user.metadata,
   },
   apiKey,
+  auditLogEntry,
   client,
   ngnAccount,
   usdAccount,

@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { ERROR_CODES, type ErrorCode } from "../errors.js";
 import type { DocumentedEndpoint } from "./docs.js";
+import { schema } from "../graphql/schema.js";
+import { selectedOperation } from "../pipeline/operations.js";
+import { permissionsNeeded } from "../pipeline/permissions.js";
 
 type JsonSchema = Record<string, unknown>;
 type SecurityRequirement = Record<string, string[]>;
@@ -19,6 +22,8 @@ type Operation = {
   operationId: string;
   summary: string;
   description?: string;
+  /** What a restricted API key needs (SPEC §13), as `resource:level`. */
+  "x-permissions"?: string[];
   tags: string[];
   security?: SecurityRequirement[];
   parameters: Parameter[];
@@ -37,7 +42,7 @@ export type OpenApiDocument = {
 const ERROR_MEANINGS: Record<ErrorCode, string> = {
   BAD_USER_INPUT: "invalid input: the message names the field",
   UNAUTHENTICATED: "missing, unknown, revoked or expired credentials",
-  FORBIDDEN: "not allowed here (for example a sandbox helper with the sandbox off)",
+  FORBIDDEN: "not allowed: the API key lacks the permission the message names (`resource:level`), or a sandbox helper with the sandbox off",
   NOT_FOUND: "unknown resource, or one of another client",
   METHOD_NOT_ALLOWED: "the path does not take this method",
   CONFLICT: "the resource's state does not allow it, or a request with this Idempotency-Key is still running",
@@ -133,15 +138,25 @@ export function openApiDocument(routes: readonly DocumentedEndpoint[]): OpenApiD
   };
 }
 
+/** What a restricted API key needs for the route: what its GraphQL operation needs (src/pipeline/permissions.ts). */
+function permissionsOf(route: DocumentedEndpoint): string[] {
+  const selected = route.operation && selectedOperation(route.operation, undefined);
+  return selected ? permissionsNeeded(schema, route.operation!, selected).map((need) => need.permission) : [];
+}
+
 function operation(route: DocumentedEndpoint, schemas: NamedSchemas): Operation {
   const { docs } = route;
+  const permissions = permissionsOf(route);
+  const needs = permissions.length ? `Restricted API keys need ${permissions.map((permission) => `\`${permission}\``).join(" and ")}.` : "";
+  const description = [docs.description, needs].filter(Boolean).join("\n\n");
   const auth = docs.auth ?? "credentials";
   // The Idempotency-Key is per client: only writes with a client's credentials take part.
   const writes = route.method !== "GET" && (auth === "credentials" || auth === "session");
   return {
     operationId: operationId(route),
     summary: docs.summary,
-    ...(docs.description ? { description: docs.description } : {}),
+    ...(description ? { description } : {}),
+    ...(permissions.length ? { "x-permissions": permissions } : {}),
     tags: [route.path.split("/")[2]],
     ...(auth === "credentials" ? {} : { security: SECURITY[auth] }),
     parameters: [...pathParameters(route, schemas), ...queryParameters(route, schemas), ...(writes ? [IDEMPOTENCY_KEY] : [])],
@@ -153,6 +168,7 @@ function operation(route: DocumentedEndpoint, schemas: NamedSchemas): Operation 
         ...(auth === "public" ? [] : (["UNAUTHENTICATED"] as const)),
         ...(writes ? WRITE_ERRORS : []),
         ...(docs.body ? (["UNSUPPORTED_MEDIA_TYPE"] as const) : []),
+        ...(permissions.length ? (["FORBIDDEN"] as const) : []),
         ...(docs.errors ?? []),
       ]),
     },

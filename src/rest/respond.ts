@@ -42,7 +42,7 @@ function readable(message: string): string {
   if (missingField) return `${missingField[1]} is required`;
   const missing = /^Variable "\$(\w+)" of (?:required|non-null) type "[^"]+" (?:must not be null|was not provided)\.$/.exec(message);
   if (missing) return `${missing[1]} is required`;
-  const invalid = /^Variable "\$(\w+)" got invalid value .*?(?: at "(?:\w+\.)?([\w.]+)")?; (.*)$/s.exec(message);
+  const invalid = /^Variable "\$(\w+)" got invalid value .*?(?: at "(?:\w+\.)?([\w.[\]]+)")?; (.*)$/s.exec(message);
   if (!invalid) return message;
   const field = invalid[2] ?? invalid[1];
   const enumValues = enumValuesIn(invalid[3]);

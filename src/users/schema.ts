@@ -38,12 +38,14 @@ const UpdateUserInput = builder.inputType("UpdateUserInput", {
 
 builder.queryFields((t) => ({
   user: t.prismaField({
+    permission: "users:read",
     type: "User",
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => ctx.services.users.get(await clientIdOf(ctx), args.id, query),
   }),
   users: t.prismaField({
+    permission: "users:read",
     type: ["User"],
     description: "The client's users, oldest first; externalId and metadata (pairs that must all match) filter them.",
     args: {
@@ -58,11 +60,13 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createUser: t.prismaField({
+    permission: "users:write",
     type: "User",
     args: { input: t.arg({ type: CreateUserInput, required: true }) },
     resolve: async (_query, _root, args, ctx) => ctx.services.users.create(await clientIdOf(ctx), args.input),
   }),
   updateUser: t.prismaField({
+    permission: "users:write",
     type: "User",
     description: "Merges metadata (a key set to \"\" or null is removed) and sets or removes the externalId.",
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateUserInput, required: true }) },

@@ -24,6 +24,7 @@ builder.prismaObjectFields("User", (t) => ({
 
 builder.queryFields((t) => ({
   wallet: t.prismaField({
+    permission: "wallets:read",
     type: "Wallet",
     nullable: true,
     description: "A user's wallet; NOT_FOUND when the user or the wallet does not exist.",
@@ -34,6 +35,7 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createWallet: t.prismaField({
+    permission: "wallets:write",
     type: "Wallet",
     description: "Creates the user's wallet at the custodian; returns the existing one when there is one.",
     args: { userId: t.arg.id({ required: true }) },

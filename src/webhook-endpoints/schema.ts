@@ -73,12 +73,14 @@ const CreateWebhookEndpointInput = builder.inputType("CreateWebhookEndpointInput
 
 builder.queryFields((t) => ({
   webhookEndpoints: t.field({
+    permission: "events:read",
     type: [Endpoint],
     description: "The client's webhook endpoints, oldest first (without secrets).",
     extensions: { maxListSize: MAX_ENDPOINTS_PER_CLIENT },
     resolve: async (_root, _args, ctx) => ctx.services.webhookEndpoints.list(await clientIdOf(ctx)),
   }),
   webhookEndpoint: t.field({
+    permission: "events:read",
     type: Endpoint,
     nullable: true,
     description: "One of the client's webhook endpoints; NOT_FOUND otherwise.",
@@ -89,23 +91,27 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createWebhookEndpoint: t.field({
+    permission: "events:write",
     type: Endpoint,
     args: { input: t.arg({ type: CreateWebhookEndpointInput, required: true }) },
     resolve: async (_root, args, ctx) => ctx.services.webhookEndpoints.create(await clientIdOf(ctx), args.input),
   }),
   deleteWebhookEndpoint: t.field({
+    permission: "events:write",
     type: DeletedEndpoint,
     description: "Removes the endpoint and its queued deliveries.",
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => ctx.services.webhookEndpoints.delete(await clientIdOf(ctx), args.id),
   }),
   rotateWebhookEndpointSecret: t.field({
+    permission: "events:write",
     type: Endpoint,
     description: "A new secret, shown once; the previous one keeps signing alongside for 24 hours.",
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => ctx.services.webhookEndpoints.rotateSecret(await clientIdOf(ctx), args.id),
   }),
   resendEvent: t.field({
+    permission: "events:write",
     type: [QueuedDelivery],
     description: "Queues the event again now: to endpointId, else to every enabled endpoint that takes its type.",
     extensions: { maxListSize: MAX_ENDPOINTS_PER_CLIENT },

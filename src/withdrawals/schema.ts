@@ -67,6 +67,7 @@ builder.prismaObjectFields("User", (t) => ({
 
 builder.queryFields((t) => ({
   withdrawal: t.prismaField({
+    permission: "withdrawals:read",
     type: "Withdrawal",
     nullable: true,
     description: "One of the client's withdrawals by its reference; NOT_FOUND otherwise.",
@@ -74,6 +75,7 @@ builder.queryFields((t) => ({
     resolve: async (query, _root, args, ctx) => ctx.services.withdrawals.get(await clientIdOf(ctx), args.reference, query),
   }),
   supportedWithdrawalCurrencies: t.field({
+    permission: "withdrawals:read",
     type: [WithdrawalCurrency],
     description: "The currencies of bank withdrawals (withdrawToBank).",
     extensions: { maxListSize: BANK_CURRENCIES.length },
@@ -162,42 +164,49 @@ const FUNDS = "Debits the balance in the withdrawal's currency at once; INSUFFIC
 
 builder.mutationFields((t) => ({
   withdrawToBank: t.prismaField({
+    permission: "withdrawals:write",
     type: "Withdrawal",
     description: `A USD, EUR, MXN or BRL payout to the user's own bank account (BRL: or Pix key). ${FUNDS}`,
     args: { input: t.arg({ type: WithdrawToBankInput, required: true }) },
     resolve: async (_query, _root, args, ctx) => ctx.services.withdrawals.toBank(await clientIdOf(ctx), args.input.currency, args.input),
   }),
   withdrawNgn: t.prismaField({
+    permission: "withdrawals:write",
     type: "Withdrawal",
     description: `An NGN payout to a Nigerian bank account. ${FUNDS}`,
     args: { input: t.arg({ type: WithdrawNgnInput, required: true }) },
     resolve: async (_query, _root, args, ctx) => ctx.services.withdrawals.toNgnBank(await clientIdOf(ctx), args.input),
   }),
   withdrawUsdc: t.prismaField({
+    permission: "withdrawals:write",
     type: "Withdrawal",
     description: `A USDC transfer on-chain. ${FUNDS}`,
     args: { input: t.arg({ type: WithdrawUsdcInput, required: true }) },
     resolve: async (_query, _root, args, ctx) => ctx.services.withdrawals.toUsdc(await clientIdOf(ctx), args.input),
   }),
   processWithdrawal: t.prismaField({
+    permission: "withdrawals:write",
     type: "Withdrawal",
     description: `Sandbox: the payout provider accepted the payout, PENDING → PROCESSING. ${HELPERS}`,
     args: { reference: t.arg.id({ required: true }) },
     resolve: (_query, _root, args, ctx) => inSandbox(ctx, (clientId) => ctx.services.withdrawals.process(clientId, args.reference)),
   }),
   completeWithdrawal: t.prismaField({
+    permission: "withdrawals:write",
     type: "Withdrawal",
     description: `Sandbox: the payout arrived, PENDING or PROCESSING → COMPLETED (from PENDING through PROCESSING: both changes are recorded). ${HELPERS}`,
     args: { reference: t.arg.id({ required: true }) },
     resolve: (_query, _root, args, ctx) => inSandbox(ctx, (clientId) => ctx.services.withdrawals.complete(clientId, args.reference)),
   }),
   failWithdrawal: t.prismaField({
+    permission: "withdrawals:write",
     type: "Withdrawal",
     description: `Sandbox: the payout failed, PENDING or PROCESSING → FAILED; the amount and the fee return to the balance. ${HELPERS}`,
     args: { reference: t.arg.id({ required: true }), reason: t.arg.string({ description: "failureReason (at most 500 characters)" }) },
     resolve: (_query, _root, args, ctx) => inSandbox(ctx, (clientId) => ctx.services.withdrawals.fail(clientId, args.reference, args.reason)),
   }),
   returnWithdrawal: t.prismaField({
+    permission: "withdrawals:write",
     type: "Withdrawal",
     description: `Sandbox: the bank sent the payout back, COMPLETED → RETURNED; the amount returns, the developer fee is kept. ${HELPERS}`,
     args: { reference: t.arg.id({ required: true }), reason: t.arg.string({ description: "returnReason (at most 500 characters)" }) },
