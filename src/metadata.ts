@@ -81,7 +81,7 @@ export const metadataChanges = z
   .unknown()
   .optional()
   .transform((value, ctx) => (value === undefined || value === null ? { set: Object.create(null) as Metadata, remove: [] } : readChanges(value, ctx)))
-  .meta(documented(`Your own key-value pairs: ${METADATA_INPUT_DESCRIPTION}`, ["string", "null"]));
+  .meta(documented(`Your own key-value pairs. ${METADATA_INPUT_DESCRIPTION}`, ["string", "null"]));
 
 /** Metadata as it is on a new record: the keys set, none removed. */
 export const newMetadata = (changes: MetadataChanges): Metadata => ({ ...changes.set });

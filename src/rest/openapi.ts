@@ -45,7 +45,7 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   FORBIDDEN: "not allowed: the API key lacks the permission the message names (`resource:level`), or a sandbox helper with the sandbox off",
   NOT_FOUND: "unknown resource, or one of another client",
   METHOD_NOT_ALLOWED: "the path does not take this method",
-  CONFLICT: "the resource's state does not allow it, or a request with this Idempotency-Key is still running",
+  CONFLICT: "the resource's state does not allow it, a user's externalId is another user's (`details.id` names that user), or a request with this Idempotency-Key is still running",
   IDEMPOTENCY_MISMATCH: "this Idempotency-Key was used with a different request",
   PAYLOAD_TOO_LARGE: "body over 100 kB",
   UNSUPPORTED_MEDIA_TYPE: "a body that is not JSON: send it with Content-Type: application/json",
