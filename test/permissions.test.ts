@@ -267,6 +267,29 @@ describe("a restricted key never creates a key with more than it has", () => {
     expect(listed.body.find((listedKey: { id: string }) => listedKey.id === same.body.id)).toMatchObject({ name: "child", permissions: { api_keys: "read", ledger: "read" } });
   });
 
+  it("refuses to roll a key with more than it has (403 on REST and GraphQL, the key unchanged); rolls one within its grants with the same name and permissions", async () => {
+    const key = await keyWith({ api_keys: "write", ledger: "read" });
+    const full = await rest(server, "POST", "/v1/api-keys", { headers: tenant.headers, body: { name: "full" } });
+    countCall("createApiKey");
+    const refused = await rest(server, "POST", `/v1/api-keys/${full.body.id}/roll`, { headers: { "x-api-key": key }, body: { expiresInHours: 1 } });
+    countCall("rollApiKey");
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe("FORBIDDEN");
+    const viaGraphQL = await gql(server, `mutation ($id: ID!) { rollApiKey(id: $id) { id } }`, { id: full.body.id }, { "x-api-key": key });
+    countCall("rollApiKey");
+    expect(viaGraphQL.body.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
+    const fullKeyStillWorks = await rest(server, "GET", "/v1/api-keys", { headers: { "x-api-key": full.body.key } });
+    expect(fullKeyStillWorks.status).toBe(200);
+    expect(fullKeyStillWorks.body.find((listed: { id: string }) => listed.id === full.body.id)).toMatchObject({ expiresAt: null });
+
+    const child = await rest(server, "POST", "/v1/api-keys", { headers: { "x-api-key": key }, body: { name: "child", permissions: { ledger: "read" } } });
+    countCall("createApiKey");
+    const rolled = await rest(server, "POST", `/v1/api-keys/${child.body.id}/roll`, { headers: { "x-api-key": key }, body: {} });
+    countCall("rollApiKey");
+    expect(rolled.status).toBe(200);
+    expect(rolled.body).toMatchObject({ name: "child", permissions: { ledger: "read" } });
+  });
+
   it("validates permissions: unknown resources and levels, an empty map, a resource twice (400 naming the field)", async () => {
     for (const permissions of [{ money: "read" }, { users: "admin" }, {}, "all"]) {
       const res = await rest(server, "POST", "/v1/api-keys", { headers: tenant.headers, body: { permissions } });
