@@ -25,18 +25,16 @@ const ApiKeyPermissionInput = builder.inputType("ApiKeyPermissionInput", {
   fields: (t) => ({ resource: t.field({ type: ApiKeyResource, required: true }), access: t.field({ type: ApiKeyAccess, required: true }) }),
 });
 
+/** A key's grants, the same on a listed key and a new one. */
+const PERMISSIONS_FIELD = { nullable: true, description: PERMISSIONS_DESCRIPTION, extensions: { maxListSize: RESOURCES.length } } as const;
+const grantsOf = (key: { permissions: unknown }) => grantList(storedPermissions(key.permissions));
+
 builder.prismaObject("ApiKey", {
   fields: (t) => ({
     id: t.exposeID("id"),
     prefix: t.exposeString("prefix"),
     name: t.exposeString("name", { nullable: true }),
-    permissions: t.field({
-      type: [ApiKeyPermission],
-      nullable: true,
-      description: PERMISSIONS_DESCRIPTION,
-      extensions: { maxListSize: RESOURCES.length },
-      resolve: (key) => grantList(storedPermissions(key.permissions)),
-    }),
+    permissions: t.field({ type: [ApiKeyPermission], ...PERMISSIONS_FIELD, resolve: grantsOf }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     lastUsedAt: t.expose("lastUsedAt", { type: "DateTime", nullable: true, description: "Updated at most once a minute." }),
     revokedAt: t.expose("revokedAt", { type: "DateTime", nullable: true }),
@@ -53,13 +51,7 @@ const CreatedApiKey = builder.objectRef<Created>("CreatedApiKey").implement({
     key: t.exposeString("key"),
     prefix: t.exposeString("prefix"),
     name: t.exposeString("name", { nullable: true }),
-    permissions: t.field({
-      type: [ApiKeyPermission],
-      nullable: true,
-      description: PERMISSIONS_DESCRIPTION,
-      extensions: { maxListSize: RESOURCES.length },
-      resolve: (key) => grantList(storedPermissions(key.permissions)),
-    }),
+    permissions: t.field({ type: [ApiKeyPermission], ...PERMISSIONS_FIELD, resolve: grantsOf }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     expiresAt: t.expose("expiresAt", { type: "DateTime", nullable: true, description: EXPIRES_AT_DESCRIPTION }),
     allowedIps: t.stringList({ nullable: true, description: ALLOWED_IPS_DESCRIPTION, resolve: (key) => shownAllowedIps(key.allowedIps) }),
