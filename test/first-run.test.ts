@@ -25,7 +25,8 @@ function printedKey(server: ServerProcess): string {
   return keys[0]!;
 }
 
-describe("the first start on a new embedded database", () => {
+// Each test starts server processes that migrate a new embedded database (seconds each, more on a busy machine).
+describe("the first start on a new embedded database", { timeout: 120_000 }, () => {
   it("prints one API key with a curl line, and the key works at once", async () => {
     const server = await start(mkdtempSync(join(tmpdir(), "fintech-first-run-")));
     const key = printedKey(server);
