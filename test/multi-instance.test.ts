@@ -15,6 +15,7 @@ import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { completeDeposit, simulateUsdDeposit, userWithUsdAccount } from "./support/deposit-updates.js";
 import { startServerProcess, type ServerProcess } from "./support/server-process.js";
 import { subscribeWs, settle } from "./support/subscriptions.js";
+import { startTcpProxy } from "./support/tcp-proxy.js";
 
 const redisUrl = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
 const redisMissing = (await isReachable(redisUrl)) ? undefined : `needs Redis reachable at ${redisUrl} (TEST_REDIS_URL)`;
@@ -266,6 +267,39 @@ describe("events across instances (Redis)", needs(redisMissing), () => {
       expect(await received.received).toEqual(published);
     } finally {
       await Promise.all(buses.map((bus) => bus.close()));
+    }
+  });
+
+  it("subscribes again after its Redis connection was lost, and events reach its subscribers once more", async () => {
+    const logger = createLogger("silent");
+    const target = new URL(redisUrl);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
+    const throughProxy = new URL(redisUrl);
+    throughProxy.port = String(proxy.port);
+    const [listening, publishing] = [await openEventBus({ redisUrl: throughProxy.toString(), logger }), await openEventBus({ redisUrl, logger })];
+    const heard: string[] = [];
+    const iterator = listening.events.subscribe("deposit")[Symbol.asyncIterator]();
+    const collecting = (async () => {
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) heard.push(next.value.depositId);
+    })();
+    try {
+      await settle();
+      await proxy.cut();
+      await proxy.restore();
+      // Published until the reconnected bus hears one (bounded): it hears nothing unless it subscribed again.
+      const sent: string[] = [];
+      for (let attempt = 0; attempt < 50 && !heard.some((id) => sent.includes(id)); attempt++) {
+        const published = event();
+        sent.push(published.depositId);
+        publishing.events.publish("deposit", published);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(heard.filter((id) => sent.includes(id)).length).toBeGreaterThan(0);
+    } finally {
+      await iterator.return?.();
+      await collecting;
+      await Promise.all([listening.close(), publishing.close()]);
+      await proxy.close();
     }
   });
 });

@@ -27,17 +27,29 @@ export async function openEventBus({ redisUrl, postgres, logger }: EventBusOptio
     // A connection in subscriber mode cannot publish, hence two. Publications fail at once while
     // Redis is unreachable (they are lost, and logged); subscriptions are renewed on reconnection.
     const publishClient = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-    const subscribeClient = new Redis(redisUrl);
+    // ioredis's own resubscription after a reconnection leaves its promise unhandled (a connection
+    // lost again before the reply is an unhandled rejection): the channels are resubscribed here.
+    const subscribeClient = new Redis(redisUrl, { autoResubscribe: false });
     for (const client of [publishClient, subscribeClient]) {
       client.on("error", (err) => logger.warn({ err }, "event bus redis connection failed"));
     }
     const lost = (what: string) => (err: unknown) => logger.warn({ err }, `event bus: ${what} failed (redis unavailable)`);
     // The target calls these without handling their failure: an unhandled rejection would end the process.
     const publisher = { publish: (channel: string, message: string) => publishClient.publish(channel, message).catch(lost("a publication")) };
+    const channels = new Set<string>();
+    subscribeClient.on("ready", () => {
+      if (channels.size) subscribeClient.subscribe(...channels).catch(lost("a resubscription"));
+    });
     const subscriber = new Proxy(subscribeClient, {
       get(target, property) {
         if (property === "subscribe" || property === "unsubscribe") {
-          return (...channels: string[]) => target[property](...channels).catch(lost(String(property)));
+          return (...names: string[]) => {
+            for (const name of names) {
+              if (property === "subscribe") channels.add(name);
+              else channels.delete(name);
+            }
+            return target[property](...names).catch(lost(String(property)));
+          };
         }
         const value: unknown = Reflect.get(target, property);
         return typeof value === "function" ? value.bind(target) : value;
