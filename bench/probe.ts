@@ -1,8 +1,8 @@
 import { fileURLToPath } from "node:url";
 import type { Started } from "./processes.js";
 
-/** Node arguments that load bench/process-probe.ts into a started server (and let it collect garbage on demand). */
-export const PROBED = ["--expose-gc", "--import", fileURLToPath(new URL("./process-probe.ts", import.meta.url))];
+/** Node arguments that load bench/process-probe.mjs into a started server (and let it collect garbage on demand). */
+export const PROBED = ["--expose-gc", "--import", fileURLToPath(new URL("./process-probe.mjs", import.meta.url))];
 
 /** `cpu` after the probe's garbage collection, `cpuBeforeGc` before it. */
 export type Probe = { memory: NodeJS.MemoryUsage; cpu: NodeJS.CpuUsage; cpuBeforeGc: NodeJS.CpuUsage };

@@ -13,11 +13,13 @@ export type Started = {
 const profiling = (dir = process.env.BENCH_CPU_PROFILE_DIR) => (dir ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : []);
 
 /**
- * Starts a TypeScript entry point as its own process and waits for the JSON line that carries its
- * `url`. `cwd`: the checkout to run it from (another one must have its own node_modules).
+ * Starts an entry point as its own process and waits for the JSON line that carries its `url`: a
+ * TypeScript one through tsx, a compiled one (`.js`) with plain node, as production runs it. `cwd`:
+ * the checkout to run it from (another one must have its own node_modules).
  */
 export function startProcess(entry: string, env: Record<string, string>, nodeArgs: string[] = [], cwd?: string): Promise<Started> {
-  const child = spawn(process.execPath, [...profiling(), "--import", "tsx", ...nodeArgs, entry], {
+  const loader = entry.endsWith(".ts") ? ["--import", "tsx"] : [];
+  const child = spawn(process.execPath, [...profiling(), ...loader, ...nodeArgs, entry], {
     cwd,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],

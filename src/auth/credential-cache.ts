@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { Logger } from "../logger.js";
 import type { CredentialRevokedEvent, Events } from "../pubsub/events.js";
 import type { AuthenticatedClient } from "./service.js";
@@ -91,4 +91,5 @@ export class CredentialCache {
   }
 }
 
-const fingerprint = (presented: string) => createHash("sha256").update(presented).digest("base64url");
+/** One-shot `hash`: on every authenticated request, it builds no Hash object as createHash does. */
+const fingerprint = (presented: string) => hash("sha256", presented, "base64url");

@@ -42,8 +42,9 @@ export function graphqlOverHttp({ yoga, logger, admission, graphiql }: GraphqlOv
     GET: [...JSON_ANSWERS, ...STREAMS, ...(graphiql ? [GRAPHIQL_PAGE] : [])],
     POST: [...JSON_ANSWERS, ...STREAMS],
   };
-  const negotiate = memoised((method: "GET" | "POST", accept: string | undefined) => {
-    const chosen = new Negotiator({ headers: { accept: withoutUtf8Charset(accept) } }).mediaType(answers[method]);
+  const negotiate = memoised((key: `${"GET" | "POST"} ${string}`) => {
+    const [method, accept] = [key.slice(0, key.indexOf(" ")) as "GET" | "POST", key.slice(key.indexOf(" ") + 1)];
+    const chosen = new Negotiator({ headers: { accept: withoutUtf8Charset(accept || undefined) } }).mediaType(answers[method]);
     return chosen as string | undefined;
   });
   // The same scope as the operation's, when there was one: yoga's run of it is admitted once.
@@ -57,7 +58,7 @@ export function graphqlOverHttp({ yoga, logger, admission, graphiql }: GraphqlOv
       res.setHeader("Allow", "GET, POST");
       return write(res, refusal(new AppError("METHOD_NOT_ALLOWED", "GraphQL takes GET and POST"), exchange.requestId), "application/json");
     }
-    const accepted = negotiate(req.method, req.get("accept"));
+    const accepted = negotiate(`${req.method} ${req.get("accept") ?? ""}`);
     if (!accepted) {
       res.setHeader("Accept", answers[req.method].join(", "));
       return refuse(req, res, exchange, undefined, "application/json");
@@ -121,29 +122,34 @@ const isJsonAnswer = (type: string): type is JsonAnswer => (JSON_ANSWERS as read
  */
 const withoutUtf8Charset = (accept: string | undefined) => accept?.replace(/;\s*charset\s*=\s*"?utf-?8"?\s*(?=[;,]|$)/gi, "");
 
-/** Accept headers remembered at most; one past that is negotiated each time it comes. */
-const MAX_ACCEPT_FORMS = 256;
+/** Header values remembered at most; one past that is worked out each time it comes. */
+const MAX_REMEMBERED_FORMS = 256;
 
 /**
- * Negotiation's answers kept by method and Accept header (clients send a handful of them, each
- * parsed once here instead of on every request), for the first MAX_ACCEPT_FORMS only, so hostile
- * headers cannot grow the map.
+ * Answers kept by header value (clients send a handful of Accept and Host values, each parsed once
+ * here instead of on every request), for the first MAX_REMEMBERED_FORMS only, so hostile headers
+ * cannot grow the map.
  */
-function memoised<T>(compute: (method: "GET" | "POST", accept: string | undefined) => T) {
-  const answers = new Map<string, T>();
-  return (method: "GET" | "POST", accept: string | undefined): T => {
-    const key = `${method} ${accept ?? ""}`;
+function memoised<K extends string, T>(compute: (key: K) => T) {
+  const answers = new Map<K, T>();
+  return (key: K): T => {
     if (answers.has(key)) return answers.get(key) as T;
-    const answer = compute(method, accept);
-    if (answers.size < MAX_ACCEPT_FORMS) answers.set(key, answer);
+    const answer = compute(key);
+    if (answers.size < MAX_REMEMBERED_FORMS) answers.set(key, answer);
     return answer;
   };
 }
 
-/** An origin-form target (`/graphql?…`) whose URL with the Host header parses, as yoga's handler builds it. */
+/**
+ * An origin-form target (`/graphql?…`) whose URL with the Host header parses, as yoga's handler builds
+ * it. After a Host that parses, an origin-form target always does (a path, query and fragment take
+ * any text), so only the Host is parsed, once per Host value sent (see `memoised`).
+ */
 function isOriginFormWithHost(req: Request): boolean {
-  return req.originalUrl.startsWith("/") && URL.canParse(`http://${req.headers.host ?? "localhost"}${req.originalUrl}`);
+  return req.originalUrl.startsWith("/") && hostParses(req.headers.host ?? "localhost");
 }
+
+const hostParses = memoised((host: string) => URL.canParse(`http://${host}/`));
 
 /**
  * What yoga's hooks read of the request (its method, for the mutation-over-GET rule; its headers, for
