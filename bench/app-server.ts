@@ -20,8 +20,8 @@ function build(cwd = process.cwd()) {
 
 /** The API as deployed (production mode, its own process, the compiled build) on the bench database; `env` adds to it; `cwd`: another checkout's. */
 export function startApp(databaseUrl: string, env: Record<string, string> = {}, nodeArgs: string[] = [], cwd?: string): Promise<Started> {
-  if (!env.TSX) build(cwd);
-  return startProcess(env.TSX ? "src/main.ts" : "dist/main.js", {
+  build(cwd);
+  return startProcess("dist/main.js", {
     NODE_ENV: "production",
     DATABASE_URL: databaseUrl,
     PORT: "0",
