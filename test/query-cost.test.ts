@@ -30,6 +30,15 @@ describe("the query cost rule", () => {
     expect(costOf("{ apiKeys { id } }")).toBe(MAX_LISTED_KEYS);
   });
 
+  it("costs one document again for each request whose variables size its lists, and once when none do", () => {
+    const sized = parse("query ($n: Int) { things(count: $n) { id } }");
+    expect(operationCost({ schema: TOY, document: sized, variableValues: { n: 10 } })).toBe(10);
+    expect(operationCost({ schema: TOY, document: sized, variableValues: { n: 3000 } })).toBe(3000);
+    const unsized = parse("{ shelf { items { id } } }");
+    expect(operationCost({ schema: TOY, document: unsized })).toBe(51);
+    expect(operationCost({ schema: TOY, document: unsized, variableValues: { n: 3000 } })).toBe(51);
+  });
+
   it("finds every list of objects without a bound, and the schema has none", () => {
     expect(unboundedLists(TOY)).toEqual(["Thing.parts"]);
     expect(unboundedLists(schema)).toEqual([]);

@@ -110,10 +110,40 @@ type CostArgs = {
  * `maxPerOperation` extension (one that writes a row, like conversionQuote) is refused when the
  * operation selects it more often than that, aliases and fragments included.
  */
-export function operationCost({ schema, document, operationName, variableValues }: CostArgs): number {
+export function operationCost(args: CostArgs): number {
+  const byName = documentCosts(args.schema, args.document);
+  const known = byName.get(args.operationName ?? "");
+  if (known !== undefined) return known;
+  const { cost, variablesRead } = walkCost(args);
+  // A cost that no variable sized is the document's own: the same for every request that sends it.
+  if (!variablesRead) byName.set(args.operationName ?? "", cost);
+  return cost;
+}
+
+/**
+ * Costs that depend on the document alone, by schema, document and operation name. Documents come
+ * from yoga's parse cache (GraphQL) or are the /v1 table's own, so each is one object for as long
+ * as it is in use, and an entry goes with its document.
+ */
+const costsBySchema = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, number>>>();
+
+function documentCosts(schema: GraphQLSchema, document: DocumentNode): Map<string, number> {
+  let byDocument = costsBySchema.get(schema);
+  if (!byDocument) costsBySchema.set(schema, (byDocument = new WeakMap()));
+  let byName = byDocument.get(document);
+  if (!byName) byDocument.set(document, (byName = new Map()));
+  return byName;
+}
+
+function walkCost({ schema, document, operationName, variableValues }: CostArgs): { cost: number; variablesRead: boolean } {
+  let variablesRead = false;
+  const sizeAskedFor = (field: GraphQLField<unknown, unknown>, node: Parameters<typeof listSize>[1]) => {
+    variablesRead = true;
+    return listSize(field, node, variableValues);
+  };
   const operation = selectedOperation(document, operationName);
   const root = operation && schema.getRootType(operation.operation);
-  if (!operation || !root) return 0;
+  if (!operation || !root) return { cost: 0, variablesRead };
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
@@ -150,14 +180,15 @@ export function operationCost({ schema, document, operationName, variableValues 
       if (!isCompositeType(type) || !selection.selectionSet) continue;
       const isList = isListType(getNullableType(field.type));
       const sized = sizeArguments(field).length > 0;
-      const size = !isList ? 1 : sized ? listSize(field, selection, variableValues) : (pageSize ?? declaredBound(field) ?? DEFAULT_PAGE_SIZE);
-      const childPageSize = !isList && sized ? listSize(field, selection, variableValues) : undefined;
+      const size = !isList ? 1 : sized ? sizeAskedFor(field, selection) : (pageSize ?? declaredBound(field) ?? DEFAULT_PAGE_SIZE);
+      const childPageSize = !isList && sized ? sizeAskedFor(field, selection) : undefined;
       const own = name === "node" && isEdgeType(parent) ? 0 : 1;
       total += size * (own + costOf(selection.selectionSet, type, insideList || isList, childPageSize));
     }
     return total;
   };
-  return costOf(operation.selectionSet, root, false);
+  const cost = costOf(operation.selectionSet, root, false);
+  return { cost, variablesRead };
 }
 
 /** The Int arguments of a field that size what it returns. */
