@@ -26,21 +26,24 @@ const REDACTED_PATHS = [
   "req.headers.cookie",
 ];
 
-/** Bytes of lines gathered before a write to standard output, and the longest a line waits for more. */
-const WRITE_BATCH_BYTES = 4096;
-const WRITE_BATCH_MAX_WAIT_MS = 250;
+/**
+ * Standard output's batches: written once they hold 2 kB of lines, or every 250 ms, and never more
+ * than 4 kB (PIPE_BUF) in one write. A write of at most PIPE_BUF bytes to a pipe is atomic, and the
+ * writer cuts batches between lines, so the workers of a cluster, which share one standard output,
+ * never interleave parts of their lines.
+ */
+const STDOUT_BATCHES = { minLength: 2048, maxWrite: 4096, periodicFlush: 250 };
 
 /**
- * JSON lines to `destination`, by default standard output written asynchronously in batches of
- * about 4 kB or every 250 ms, whichever comes first: the access log writes a line per request, and
- * a write per line (each waking whatever reads the output) was most of the log's cost per request.
- * What is buffered is flushed when the process exits, even on an uncaught exception; only a kill -9
- * can lose the last lines.
+ * JSON lines to `destination`, by default standard output written asynchronously in batches: the
+ * access log writes a line per request, and a write per line (each waking whatever reads the
+ * output) was most of the log's cost per request. What is buffered is flushed when the process
+ * exits, even on an uncaught exception; only a kill -9 can lose the last lines.
  */
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return pino(
     { level, redact: { paths: REDACTED_PATHS, censor: "[redacted]" }, base: undefined },
-    destination ?? pino.destination({ dest: 1, sync: false, minLength: WRITE_BATCH_BYTES, periodicFlush: WRITE_BATCH_MAX_WAIT_MS }),
+    destination ?? pino.destination({ dest: 1, sync: false, ...STDOUT_BATCHES }),
   );
 }
 
