@@ -114,9 +114,10 @@ export function operationCost(args: CostArgs): number {
   const byName = documentCosts(args.schema, args.document);
   const known = byName.get(args.operationName ?? "");
   if (known !== undefined) return known;
-  const { cost, variablesRead } = walkCost(args);
+  const { cost, operationFound, variablesRead } = walkCost(args);
   // A cost that no variable sized is the document's own: the same for every request that sends it.
-  if (!variablesRead) byName.set(args.operationName ?? "", cost);
+  // Kept only under the name of an operation the document has, so names sent at will add nothing.
+  if (operationFound && !variablesRead) byName.set(args.operationName ?? "", cost);
   return cost;
 }
 
@@ -135,7 +136,7 @@ function documentCosts(schema: GraphQLSchema, document: DocumentNode): Map<strin
   return byName;
 }
 
-function walkCost({ schema, document, operationName, variableValues }: CostArgs): { cost: number; variablesRead: boolean } {
+function walkCost({ schema, document, operationName, variableValues }: CostArgs): { cost: number; operationFound: boolean; variablesRead: boolean } {
   let variablesRead = false;
   const sizeAskedFor = (field: GraphQLField<unknown, unknown>, node: Parameters<typeof listSize>[1]) => {
     variablesRead = true;
@@ -143,7 +144,7 @@ function walkCost({ schema, document, operationName, variableValues }: CostArgs)
   };
   const operation = selectedOperation(document, operationName);
   const root = operation && schema.getRootType(operation.operation);
-  if (!operation || !root) return { cost: 0, variablesRead };
+  if (!operation || !root) return { cost: 0, operationFound: false, variablesRead };
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
@@ -188,7 +189,7 @@ function walkCost({ schema, document, operationName, variableValues }: CostArgs)
     return total;
   };
   const cost = costOf(operation.selectionSet, root, false);
-  return { cost, variablesRead };
+  return { cost, operationFound: true, variablesRead };
 }
 
 /** The Int arguments of a field that size what it returns. */
