@@ -232,6 +232,7 @@ describe("secrets in the log", () => {
     const code = await mailbox.codeFor(email);
     await verify(email, wrongCode(code));
     await verify(email, code);
-    expect(server.logs.join("\n")).not.toContain(code);
+    // As a token of its own: request ids (hex) and timestamps (digits) hold any six digits now and then.
+    expect(server.logs.join("\n")).not.toMatch(new RegExp(`(?<![0-9A-Za-z])${code}(?![0-9A-Za-z])`));
   });
 });
