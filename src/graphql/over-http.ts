@@ -42,11 +42,9 @@ export function graphqlOverHttp({ yoga, logger, admission, graphiql }: GraphqlOv
     GET: [...JSON_ANSWERS, ...STREAMS, ...(graphiql ? [GRAPHIQL_PAGE] : [])],
     POST: [...JSON_ANSWERS, ...STREAMS],
   };
-  const negotiate = memoised((key: `${"GET" | "POST"} ${string}`) => {
-    const [method, accept] = [key.slice(0, key.indexOf(" ")) as "GET" | "POST", key.slice(key.indexOf(" ") + 1)];
-    const chosen = new Negotiator({ headers: { accept: withoutUtf8Charset(accept || undefined) } }).mediaType(answers[method]);
-    return chosen as string | undefined;
-  });
+  const negotiatorFor = (method: "GET" | "POST") =>
+    memoised((accept: string) => new Negotiator({ headers: { accept: withoutUtf8Charset(accept || undefined) } }).mediaType(answers[method]) as string | undefined);
+  const negotiate = { GET: negotiatorFor("GET"), POST: negotiatorFor("POST") };
   // The same scope as the operation's, when there was one: yoga's run of it is admitted once.
   const toYoga = (req: Request, res: Response, scope?: TransportContext) =>
     yoga.handle(req, res, scope ?? { requestInfo: exchangeOf(req).enterPipeline("graphql-http"), req });
@@ -58,7 +56,7 @@ export function graphqlOverHttp({ yoga, logger, admission, graphiql }: GraphqlOv
       res.setHeader("Allow", "GET, POST");
       return write(res, refusal(new AppError("METHOD_NOT_ALLOWED", "GraphQL takes GET and POST"), exchange.requestId), "application/json");
     }
-    const accepted = negotiate(`${req.method} ${req.get("accept") ?? ""}`);
+    const accepted = negotiate[req.method](req.get("accept") ?? "");
     if (!accepted) {
       res.setHeader("Accept", answers[req.method].join(", "));
       return refuse(req, res, exchange, undefined, "application/json");
@@ -130,9 +128,9 @@ const MAX_REMEMBERED_FORMS = 256;
  * here instead of on every request), for the first MAX_REMEMBERED_FORMS only, so hostile headers
  * cannot grow the map.
  */
-function memoised<K extends string, T>(compute: (key: K) => T) {
-  const answers = new Map<K, T>();
-  return (key: K): T => {
+function memoised<T>(compute: (key: string) => T) {
+  const answers = new Map<string, T>();
+  return (key: string): T => {
     if (answers.has(key)) return answers.get(key) as T;
     const answer = compute(key);
     if (answers.size < MAX_REMEMBERED_FORMS) answers.set(key, answer);
