@@ -12,8 +12,8 @@ export type LoadTarget = {
   expectStatus?: number;
 };
 
-/** Drives one target with `connections` concurrent keep-alive clients for `seconds`. */
-export async function load(target: LoadTarget, options: { connections: number; seconds: number }): Promise<LoadResult> {
+/** Drives one target with `connections` concurrent keep-alive clients for `seconds` (at most `rate` requests/s in all, when given). */
+export async function load(target: LoadTarget, options: { connections: number; seconds: number; rate?: number }): Promise<LoadResult> {
   const result = await autocannon({
     url: target.url,
     method: target.method ?? "GET",
@@ -21,6 +21,7 @@ export async function load(target: LoadTarget, options: { connections: number; s
     body: target.body,
     connections: options.connections,
     duration: options.seconds,
+    overallRate: options.rate,
   });
   return {
     name: target.name,

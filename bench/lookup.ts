@@ -21,14 +21,14 @@ export type LookupOptions = {
 
 type Run = { server: Started; target: LoadTarget };
 
-const restLookup = (url: string, apiKey: string, userId: string, label = ""): LoadTarget => ({
+export const restLookup = (url: string, apiKey: string, userId: string, label = ""): LoadTarget => ({
   name: `REST GET /v1/user/{id}${label}`,
   url: `${url}/v1/user/${userId}`,
   headers: { "x-api-key": apiKey },
 });
 
 /** The Accept headers GraphQL clients send (none: curl, and the bench of earlier rounds). */
-const ACCEPT_FORMS: { client: string; accept?: string }[] = [
+export const ACCEPT_FORMS: { client: string; accept?: string }[] = [
   { client: "graphql-request 7 / graphql-http", accept: "application/graphql-response+json, application/json" },
   { client: "Apollo Client 4", accept: "application/graphql-response+json,application/json;q=0.9" },
   { client: "urql", accept: "application/graphql-response+json, application/graphql+json, application/json, text/event-stream, multipart/mixed" },
@@ -36,7 +36,7 @@ const ACCEPT_FORMS: { client: string; accept?: string }[] = [
   { client: "no Accept" },
 ];
 
-const graphqlLookup = (form: (typeof ACCEPT_FORMS)[number]) => (url: string, apiKey: string, userId: string, label = ""): LoadTarget => ({
+export const graphqlLookup = (form: (typeof ACCEPT_FORMS)[number]) => (url: string, apiKey: string, userId: string, label = ""): LoadTarget => ({
   name: `GraphQL user(id), Accept of ${form.client}${label}`,
   url: `${url}/graphql`,
   method: "POST",
