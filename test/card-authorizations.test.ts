@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
 import { contractKeys, errorCodes, gql, rest } from "./support/http.js";
 import { expectLedgerInvariants } from "./support/ledger.js";
-import { allEvents, waitForEvents } from "./support/events.js";
+import { waitForEvents, waitForFeed, type FeedEvent } from "./support/events.js";
 import { AUTHORIZATION_KEYS, authorize, capture, cardholder, reverse, usdBalances } from "./support/cards.js";
 import { bankWithdrawalBody } from "./support/withdrawals.js";
 
@@ -323,11 +323,8 @@ describe("events", () => {
     const reversedBody = (await reverse(server, tenant, reversed.id)).body;
 
     // The six card events, however many others the cardholder's set-up wrote (the feed may show them first).
-    const cardEvents = async () => (await allEvents(server, tenant)).filter((e) => e.type.startsWith("card."));
-    let events = await cardEvents();
-    for (const deadline = Date.now() + 10_000; events.length < 6 && Date.now() < deadline; events = await cardEvents()) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const isCardEvent = (event: FeedEvent) => event.type.startsWith("card.");
+    const events = (await waitForFeed(server, tenant, (feed) => feed.filter(isCardEvent).length >= 6)).filter(isCardEvent);
     expect(events.map((e) => [e.type, e.data.object.id])).toEqual([
       ["card.authorization.created", captured.id],
       ["card.authorization.created", declined.id],

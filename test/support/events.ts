@@ -18,15 +18,19 @@ export async function allEvents(server: TestServer, tenant: Tenant, query = ""):
   }
 }
 
-/** Waits until the tenant's feed holds at least `count` events of the given types (the feed shows an event once older transactions have ended). */
-export async function waitForEvents(server: TestServer, tenant: Tenant, count: number, query = "", timeoutMs = 10_000): Promise<FeedEvent[]> {
+/** Waits until `done` holds for the tenant's feed, or `timeoutMs` has passed, and returns the feed (the feed shows an event once older transactions have ended). */
+export async function waitForFeed(server: TestServer, tenant: Tenant, done: (events: FeedEvent[]) => boolean, query = "", timeoutMs = 10_000): Promise<FeedEvent[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const events = await allEvents(server, tenant, query);
-    if (events.length >= count || Date.now() > deadline) return events;
+    if (done(events) || Date.now() > deadline) return events;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** Waits until the tenant's feed holds at least `count` events of the given types. */
+export const waitForEvents = (server: TestServer, tenant: Tenant, count: number, query = "", timeoutMs = 10_000): Promise<FeedEvent[]> =>
+  waitForFeed(server, tenant, (events) => events.length >= count, query, timeoutMs);
 
 /**
  * Drives one user through every kind of activity that writes an event: a virtual account and a
