@@ -98,12 +98,16 @@ function median(rounds: Measured[]): Measured {
   return [...rounds].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(rounds.length / 2)];
 }
 
-export async function benchLookup({ databaseUrl, seconds, connections, rounds: roundCount, compareWith, clusterWorkers }: LookupOptions): Promise<string> {
-  const { apiKey, userId } = await withDatabase(databaseUrl, async ({ prisma }) => {
+/** A fresh tenant's API key and the one user its lookups read. */
+export const lookedUpUser = (databaseUrl: string) =>
+  withDatabase(databaseUrl, async ({ prisma }) => {
     const { apiKey, clientId } = await newClient(prisma);
     const [userId] = await newUsers(prisma, clientId, 1);
     return { apiKey, userId };
   });
+
+export async function benchLookup({ databaseUrl, seconds, connections, rounds: roundCount, compareWith, clusterWorkers }: LookupOptions): Promise<string> {
+  const { apiKey, userId } = await lookedUpUser(databaseUrl);
   const started: Started[] = [];
   const start = async (server: Promise<Started>) => {
     started.push(await server);

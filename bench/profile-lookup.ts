@@ -5,10 +5,10 @@
 // work (at saturation each does its own amount). `graphql` sends the Accept of graphql-request 7.
 // BENCH_DATABASE_URL as for `npm run bench`.
 import { startApp } from "./app-server.js";
-import { ACCEPT_FORMS, graphqlLookup, restLookup } from "./lookup.js";
+import { ACCEPT_FORMS, graphqlLookup, lookedUpUser, restLookup } from "./lookup.js";
 import { load } from "./load.js";
 import { startProcess } from "./processes.js";
-import { ensureDatabase, newClient, newUsers, withDatabase } from "./setup.js";
+import { ensureDatabase } from "./setup.js";
 
 const WARM_UP_SECONDS = 2;
 const CONNECTIONS = 20;
@@ -19,11 +19,7 @@ async function main() {
   if (!process.env.BENCH_CPU_PROFILE_DIR) throw new Error("set BENCH_CPU_PROFILE_DIR: the directory the server's profile goes to");
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/fintech_bench";
   await ensureDatabase(databaseUrl);
-  const { apiKey, userId } = await withDatabase(databaseUrl, async ({ prisma }) => {
-    const { apiKey, clientId } = await newClient(prisma);
-    const [userId] = await newUsers(prisma, clientId, 1);
-    return { apiKey, userId };
-  });
+  const { apiKey, userId } = await lookedUpUser(databaseUrl);
   const server =
     kind === "baseline"
       ? await startProcess("bench/baseline-server.ts", { DATABASE_URL: databaseUrl, PORT: "0" })
