@@ -22,7 +22,7 @@ const AuditLogEntryRef = builder.prismaObject("AuditLogEntry", {
     operation: t.exposeString("operation", { description: "the GraphQL root field the request ran (REST included: POST /v1/user is createUser)" }),
     targetIds: t.exposeIDList("targetIds", { description: "the ids it created or changed (none for a refusal)" }),
     requestId: t.exposeString("requestId"),
-    ip: t.exposeString("ip"),
+    ip: t.exposeString("ip", { nullable: true, description: "the caller's address as TRUST_PROXY reads it; null when what was read is not an IP address" }),
     outcome: t.field({ type: AuditOutcome, resolve: (entry) => entry.outcome as "succeeded" | "refused" | "failed" }),
   }),
 });

@@ -13,7 +13,8 @@ export type AuditEntry = {
   actorId: string;
   operation: string;
   requestId: string;
-  ip: string;
+  /** A parsed IP address only (what a trusted proxy's X-Forwarded-For said may be any text): null otherwise. */
+  ip: string | null;
   targetIds: Set<string>;
 };
 

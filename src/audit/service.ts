@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { isIP } from "node:net";
 import type { AuthenticatedClient } from "../auth/service.js";
 import type { Sql } from "../db/sql.js";
 import { AppError, badInput, ERROR_CODES, type ErrorCode } from "../errors.js";
@@ -29,7 +30,7 @@ export class AuditLogService {
       actorId: caller.credentialId,
       operation,
       requestId: request.requestId,
-      ip: request.ip,
+      ip: isIP(request.ip) ? request.ip : null,
       targetIds: new Set(),
     };
   }

@@ -27,7 +27,8 @@ export type Yoga = YogaServerInstance<TransportContext, Context>;
  * The one request pipeline. GraphQL over HTTP and SSE (yoga itself), the /v1 table and graphql-ws all
  * run operations through this instance's envelop, so each of these plugins applies on every
  * transport, in this order: admission (rate limits, credential), the text rule, the list-aware cost,
- * idempotency, and the lifetime of streams. Errors are shaped once, by `maskError`, with the id of
+ * the permission rule, idempotency (so no replay reaches a credential the rule refuses), and the
+ * lifetime of streams. Errors are shaped once, by `maskError`, with the id of
  * the request they answer (`shapeErrorsForRequest`).
  */
 export function createGraphQLServer(options: {
@@ -65,8 +66,8 @@ export function createGraphQLServer(options: {
       useAuditLog({ services, logger }),
       useTextInputRule(logger),
       useListAwareCost(logger),
-      useIdempotency({ records: options.idempotency, services, logger }),
       usePermissions({ services }),
+      useIdempotency({ records: options.idempotency, services, logger }),
       useSseStreamCaps({ streams: options.streams, services, logger }),
       useStreamLifetime({ watch: services.credentialWatch, services }),
       graphqlMetrics(options.metrics.registry),

@@ -19,14 +19,20 @@ type StoredResult = {
 export type ReplayedResult = { data?: Record<string, unknown> | null; errors?: GraphQLError[] };
 type ExecutedResult = { data?: Record<string, unknown> | null; errors?: readonly GraphQLError[] };
 
-/** One keyed request: who sent it, under which key, and what it asked (its hash; its text, for replayed error locations). */
-export type KeyedRequest = { clientId: string; key: string; requestHash: string; source?: Source };
+/**
+ * One keyed request: who sent it (its client, and the credential, an API key or a session, it came
+ * with), under which key, and what it asked (its hash; its text, for replayed error locations).
+ */
+export type KeyedRequest = { clientId: string; credentialId: string; key: string; requestHash: string; source?: Source };
 
 const TRY_LOCK = "SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked";
 const WROTE = "SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS wrote";
 
 /**
- * Idempotency records, per client and key, kept 24 hours (by default). A keyed request runs as one unit of work
+ * Idempotency records, per client and key, kept 24 hours (by default). A record replays only to the
+ * credential that made it: a kept answer can hold a secret shown once (a new API key), and the checks
+ * of what a credential may do run inside the operation, which a replay skips; so another credential
+ * of the client under the same key is refused (422), never answered and never run a second time. A keyed request runs as one unit of work
  * (src/db/unit-of-work.ts): its effects and its record, whose result is stored encrypted (results can
  * hold secrets shown once: a new API key, a card number), commit in one transaction. A crash at any
  * point before that commit leaves nothing behind, so the retry runs the request exactly once; after
@@ -65,9 +71,13 @@ export class IdempotencyRecords {
     });
   }
 
-  private async replayOf({ clientId, key, requestHash, source }: KeyedRequest): Promise<ReplayedResult | null> {
+  private async replayOf({ clientId, credentialId, key, requestHash, source }: KeyedRequest): Promise<ReplayedResult | null> {
     const existing = await this.deps.prisma.idempotencyRecord.findUnique({ where: { clientId_key: { clientId, key } } });
     if (!existing || existing.expiresAt <= new Date()) return null;
+    // Records kept before credentials were recorded have none: they replay to no one.
+    if (existing.credentialId !== credentialId) {
+      throw new AppError("IDEMPOTENCY_MISMATCH", "This Idempotency-Key was used by another credential of this client", { param: "Idempotency-Key" });
+    }
     if (existing.requestHash !== requestHash) {
       throw new AppError("IDEMPOTENCY_MISMATCH", "This Idempotency-Key was used with a different request", { param: "Idempotency-Key" });
     }
@@ -78,7 +88,7 @@ export class IdempotencyRecords {
     return revive(JSON.parse(decrypt(this.deps.encryptionKey, existing.result)) as StoredResult, source);
   }
 
-  private async store({ clientId, key, requestHash }: KeyedRequest, result: ExecutedResult) {
+  private async store({ clientId, credentialId, key, requestHash }: KeyedRequest, result: ExecutedResult) {
     const stored: StoredResult = {
       data: result.data,
       errors: result.errors?.map((error) => ({
@@ -88,7 +98,7 @@ export class IdempotencyRecords {
         extensions: error.extensions as ApiErrorExtensions,
       })),
     };
-    const record = { requestHash, state: "COMPLETED", result: encrypt(this.deps.encryptionKey, JSON.stringify(stored)), createdAt: new Date(), expiresAt: new Date(Date.now() + this.deps.retentionMs) };
+    const record = { credentialId, requestHash, state: "COMPLETED", result: encrypt(this.deps.encryptionKey, JSON.stringify(stored)), createdAt: new Date(), expiresAt: new Date(Date.now() + this.deps.retentionMs) };
     // An expired record of the key may still be there (the retention job deletes it later): replaced.
     await this.deps.prisma.idempotencyRecord.upsert({ where: { clientId_key: { clientId, key } }, create: { clientId, key, ...record }, update: record });
   }

@@ -23,9 +23,10 @@ export const REPLAYED_HEADER = "Idempotent-Replayed";
  * Idempotency-Key, for mutations on every transport (the header over HTTP, or `extensions.idempotencyKey`
  * over HTTP and websockets). The rule: a keyed mutation holds exactly one root field, so "did it act?"
  * has one answer. The first request with a key runs, as one transaction with its kept result
- * (IdempotencyRecords), which is kept (encrypted) 24 hours; the same key and operation replays it;
- * another operation under the key is a 422; while the first runs, a 409. Runs after admission: the
- * key belongs to the authenticated client.
+ * (IdempotencyRecords), which is kept (encrypted) 24 hours; the same key and operation from the same
+ * credential replays it; another operation, or another credential of the client, under the key is a
+ * 422; while the first runs, a 409. Runs after admission and the permission rule: the key belongs to
+ * the authenticated client, and a credential refused the operation never reaches a replay.
  */
 export function useIdempotency(deps: { records: IdempotencyRecords; services: Services; logger: Logger }): Plugin<TransportContext> {
   return {
@@ -44,8 +45,8 @@ export function useIdempotency(deps: { records: IdempotencyRecords; services: Se
         if (typeof key !== "string" || !KEY_FORMAT.test(key)) {
           throw new AppError("BAD_USER_INPUT", "Idempotency-Key must be 1 to 255 printable ASCII characters", { param: "Idempotency-Key" });
         }
-        const { clientId } = client ?? (await authenticationOf(scope, deps.services));
-        request = { clientId, key, rootKey, requestHash: requestHash(operation, args.document, args.variableValues), source: args.document.loc?.source };
+        const { clientId, credentialId } = client ?? (await authenticationOf(scope, deps.services));
+        request = { clientId, credentialId, key, rootKey, requestHash: requestHash(operation, args.document, args.variableValues), source: args.document.loc?.source };
       } catch (error) {
         setResultAndStopExecution({ errors: [maskError(error, deps.logger, scope.requestInfo.requestId)] });
         return;

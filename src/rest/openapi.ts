@@ -46,7 +46,7 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   NOT_FOUND: "unknown resource, or one of another client",
   METHOD_NOT_ALLOWED: "the path does not take this method",
   CONFLICT: "the resource's state does not allow it, a user's externalId is another user's (`details.id` names that user), or a request with this Idempotency-Key is still running",
-  IDEMPOTENCY_MISMATCH: "this Idempotency-Key was used with a different request",
+  IDEMPOTENCY_MISMATCH: "this Idempotency-Key was used with a different request, or by another credential",
   PAYLOAD_TOO_LARGE: "body over 100 kB",
   UNSUPPORTED_MEDIA_TYPE: "a body that is not JSON: send it with Content-Type: application/json",
   INSUFFICIENT_FUNDS: "the balance does not cover the amount",
@@ -150,7 +150,7 @@ function operation(route: DocumentedEndpoint, schemas: NamedSchemas): Operation 
   const needs = permissions.length ? `Restricted API keys need ${permissions.map((permission) => `\`${permission}\``).join(" and ")}.` : "";
   const description = [docs.description, needs].filter(Boolean).join("\n\n");
   const auth = docs.auth ?? "credentials";
-  // The Idempotency-Key is per client: only writes with a client's credentials take part.
+  // The Idempotency-Key is per client and credential: only writes with a client's credentials take part.
   const writes = route.method !== "GET" && (auth === "credentials" || auth === "session");
   return {
     operationId: operationId(route),
@@ -215,7 +215,9 @@ const IDEMPOTENCY_KEY: Parameter = {
   name: "Idempotency-Key",
   in: "header",
   required: false,
-  description: "Makes a retry safe: a repeated request with the same key and body gets the first answer (kept 24 h).",
+  description:
+    "Makes a retry safe: a repeated request with the same key and body, from the same credential, gets the first answer (kept 24 h). " +
+    "Another credential of the client under the same key is a 422.",
   schema: { type: "string", minLength: 1, maxLength: 255 },
 };
 
