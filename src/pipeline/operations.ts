@@ -1,4 +1,15 @@
-import { getOperationAST, Kind, type DocumentNode, type OperationDefinitionNode } from "graphql";
+import {
+  getDirectiveValues,
+  getOperationAST,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  Kind,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionNode,
+  type SelectionSetNode,
+} from "graphql";
 
 /** Root fields anyone may call: signing in needs no credential. */
 const PUBLIC_ROOT_FIELDS = new Set(["requestOtp", "verifyOtp", "__typename"]);
@@ -14,6 +25,46 @@ export function rootFieldNames(operation: OperationDefinitionNode): string[] | u
     names.push(selection.name.value);
   }
   return names;
+}
+
+/** A root field as its operation selects it: its response key (alias or name) and its name. */
+export type RootField = { key: string; name: string };
+
+/**
+ * Every root field the operation selects, through fragments at the root (spread or inline), each
+ * response key once, in document order; fields `@skip`ped or not `@include`d leave out. A directive
+ * whose variable cannot be read counts as selecting the field (a refused document's fields are all
+ * reported, never fewer).
+ */
+export function rootFieldsOf(document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | null | undefined): RootField[] {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const fields = new Map<string, RootField>();
+  const collect = (selectionSet: SelectionSetNode, spread: ReadonlySet<string>) => {
+    for (const selection of selectionSet.selections) {
+      if (!isSelected(selection, variables ?? {})) continue;
+      if (selection.kind === Kind.FIELD) {
+        const key = selection.alias?.value ?? selection.name.value;
+        if (!fields.has(key)) fields.set(key, { key, name: selection.name.value });
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        collect(selection.selectionSet, spread);
+      } else {
+        const fragment = fragments.get(selection.name.value);
+        if (fragment && !spread.has(fragment.name.value)) collect(fragment.selectionSet, new Set([...spread, fragment.name.value]));
+      }
+    }
+  };
+  collect(operation.selectionSet, new Set());
+  return [...fields.values()];
+}
+
+function isSelected(selection: SelectionNode, variables: Record<string, unknown>): boolean {
+  try {
+    if (getDirectiveValues(GraphQLSkipDirective, selection, variables)?.if === true) return false;
+    return getDirectiveValues(GraphQLIncludeDirective, selection, variables)?.if !== false;
+  } catch {
+    return true;
+  }
 }
 
 export function selectedOperation(document: DocumentNode | undefined, operationName: string | null | undefined) {
