@@ -6,6 +6,7 @@ import { inTransaction } from "../src/db/transaction.js";
 import { createUser, gql, rest, userInput } from "./support/http.js";
 import { startServerWithMailbox, type Mailbox } from "./support/mailbox.js";
 import { newTenant, type Tenant, type TestServer } from "./support/server.js";
+import { connectWs } from "./support/pipeline.js";
 
 let server: TestServer;
 let mailbox: Mailbox;
@@ -150,5 +151,65 @@ describe("no secret ever appears in the audit log", () => {
     const dump = JSON.stringify(await server.app.db.prisma.$queryRawUnsafe(`SELECT * FROM "audit_log"`));
     expect(secrets.filter(Boolean).length).toBeGreaterThanOrEqual(7);
     for (const secret of secrets.filter(Boolean)) expect(dump, "a secret in the audit log").not.toContain(secret);
+  });
+});
+
+describe("the targets of key operations", () => {
+  type Sent = { status?: number; id?: string };
+  const graphqlOver = (transport: "http" | "graphql-ws") => async (tenant: Tenant, query: string): Promise<Sent> => {
+    if (transport === "http") {
+      const res = await gql(server, query, {}, tenant.headers);
+      const [result] = Object.values(res.body.data ?? {}) as { id?: string }[];
+      return { status: res.status, id: result?.id };
+    }
+    const connection = connectWs(server, tenant.headers);
+    try {
+      const [result] = await connection.run({ query });
+      const [field] = Object.values(result.data ?? {}) as { id?: string }[];
+      return { id: field?.id };
+    } finally {
+      await connection.dispose();
+    }
+  };
+  const TRANSPORTS: { name: string; roll(tenant: Tenant, id: string): Promise<Sent>; revoke(tenant: Tenant, id: string): Promise<Sent> }[] = [
+    {
+      name: "REST",
+      roll: async (tenant, id) => {
+        const res = await rest(server, "POST", `/v1/api-keys/${id}/roll`, { headers: tenant.headers, body: {} });
+        return { status: res.status, id: res.body.id };
+      },
+      revoke: async (tenant, id) => ({ status: (await rest(server, "DELETE", `/v1/api-keys/${id}`, { headers: tenant.headers })).status }),
+    },
+    ...(["http", "graphql-ws"] as const).map((transport) => ({
+      name: transport === "http" ? "GraphQL POST" : "graphql-ws",
+      roll: (tenant: Tenant, id: string) => graphqlOver(transport)(tenant, `mutation { rollApiKey(id: "${id}") { id } }`),
+      revoke: (tenant: Tenant, id: string) => graphqlOver(transport)(tenant, `mutation { revokeApiKey(id: "${id}") { id } }`),
+    })),
+  ];
+  const newKeyOf = async (tenant: Tenant) => (await rest(server, "POST", "/v1/api-keys", { headers: tenant.headers, body: { name: "target" } })).body.id as string;
+  const entriesFor = async (tenant: Tenant, operation: string) =>
+    (await server.app.db.prisma.auditLogEntry.findMany({ where: { clientId: tenant.clientId, operation }, orderBy: [{ at: "asc" }, { id: "asc" }] })).map(
+      ({ outcome, targetIds }) => ({ outcome, targetIds: [...targetIds].sort() }),
+    );
+
+  it.each(TRANSPORTS)("over $name, rollApiKey lists the rolled key and its successor", async ({ roll }) => {
+    const tenant = await newTenant(server);
+    const rolled = await newKeyOf(tenant);
+    const successor = await roll(tenant, rolled);
+    if (successor.status !== undefined) expect(successor.status).toBe(200);
+    expect(successor.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await entriesFor(tenant, "rollApiKey")).toEqual([{ outcome: "succeeded", targetIds: [rolled, successor.id].sort() }]);
+  });
+
+  it.each(TRANSPORTS)("over $name, revoking a revoked key answers as the first time (200) and is logged succeeded with no target: nothing changed", async ({ revoke }) => {
+    const tenant = await newTenant(server);
+    const key = await newKeyOf(tenant);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const answer = await revoke(tenant, key);
+      if (answer.status !== undefined) expect(answer.status).toBe(200);
+    }
+    const entries = await entriesFor(tenant, "revokeApiKey");
+    expect(entries).toHaveLength(2);
+    expect(entries).toEqual(expect.arrayContaining([{ outcome: "succeeded", targetIds: [key] }, { outcome: "succeeded", targetIds: [] }]));
   });
 });

@@ -3,7 +3,7 @@ import type { GraphQLFieldResolver } from "graphql";
 import type { Context } from "../graphql/context.js";
 import { appErrorOf } from "../graphql/errors.js";
 import { outcomeOf } from "./service.js";
-import { fieldRuns, idsOf, runAudited, type AuditOutcome, type AuditScope } from "./scope.js";
+import { addResultTargets, fieldRuns, runAudited, type AuditOutcome, type AuditScope } from "./scope.js";
 
 /**
  * Every Mutation field is audited by construction: its resolver runs inside an audit scope, so each
@@ -26,7 +26,7 @@ export class AuditLogPlugin<Types extends SchemaTypes> extends BasePlugin<Types>
       let outcome: AuditOutcome = "succeeded";
       try {
         const result = await runAudited(scope, () => resolver(parent, args, context, info));
-        for (const id of idsOf(result)) scope.entry.targetIds.add(id);
+        addResultTargets(scope, result);
         return result;
       } catch (error) {
         outcome = outcomeOf(appErrorOf(error)?.code ?? "INTERNAL");

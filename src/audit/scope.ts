@@ -19,17 +19,17 @@ export type AuditEntry = {
 };
 
 /**
- * A running mutation field: its entry, while it runs (`open`), and how many targets the entry had when
- * a transaction of the field last wrote it (undefined: none has).
+ * A running mutation field: its entry, while it runs (`open`), how many targets the entry had when
+ * a transaction of the field last wrote it (undefined: none has), and whether it found nothing to change.
  */
-export type AuditScope = { entry: AuditEntry; open: boolean; writtenTargets?: number };
+export type AuditScope = { entry: AuditEntry; open: boolean; writtenTargets?: number; unchanged?: true };
 
 const scopes = new AsyncLocalStorage<AuditScope>();
 
 export const runAudited = <T>(scope: AuditScope, work: () => T): T => scopes.run(scope, work);
 
 /** The ids a result names: its own `id` (services return the record they created or changed). */
-export function idsOf(value: unknown): string[] {
+function idsOf(value: unknown): string[] {
   const id = value && typeof value === "object" ? (value as { id?: unknown }).id : undefined;
   return typeof id === "string" ? [id] : [];
 }
@@ -53,12 +53,29 @@ export async function writeEntry(sql: Sql, entry: AuditEntry, outcome: AuditOutc
 export async function auditInTransaction(sql: Sql, result: unknown): Promise<void> {
   const scope = scopes.getStore();
   if (!scope?.open) return;
-  for (const id of idsOf(result)) scope.entry.targetIds.add(id);
+  addResultTargets(scope, result);
   await writeEntry(sql, scope.entry, "succeeded");
   scope.writtenTargets = scope.entry.targetIds.size;
 }
 
 export const isAuditing = () => !!scopes.getStore()?.open;
+
+/** The running mutation field also changed `id`, which its result does not name (a rolled key, beside its successor). */
+export function auditTarget(id: string): void {
+  const scope = scopes.getStore();
+  if (scope?.open) scope.entry.targetIds.add(id);
+}
+
+/** The running mutation field succeeds without changing anything (revoking a revoked key): its entry names no target. */
+export function auditUnchanged(): void {
+  const scope = scopes.getStore();
+  if (scope?.open) scope.unchanged = true;
+}
+
+/** Adds the ids a field's result names to its entry, unless the field changed nothing. */
+export function addResultTargets(scope: AuditScope, result: unknown): void {
+  if (!scope.unchanged) for (const id of idsOf(result)) scope.entry.targetIds.add(id);
+}
 
 /** What a mutation field ran as, kept on its operation's context until the pipeline writes the outcome. */
 export type FieldRun = { scope: AuditScope; outcome: AuditOutcome };

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { Prisma, type ApiKey, type PrismaClient } from "../generated/prisma/client.js";
 import { AppError, badInput, notFound } from "../errors.js";
 import { includes, PermissionsInput, storedPermissions, type Permissions } from "../auth/permissions.js";
+import { auditTarget, auditUnchanged } from "../audit/scope.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
 import { parseInput, requireUuid } from "../validation.js";
@@ -112,6 +113,7 @@ export class ApiKeyService {
       // Rolling is creating: a restricted key cannot turn a fuller key into a new one it may hold.
       assertGrantable(creator, inherited.permissions);
       const successor = await this.insert(tx, clientId, { ...inherited, expiresAt: null });
+      auditTarget(old.id);
       await recordEvent(prismaSql(tx), { clientId, type: "api_key.rolled", object: eventObject.apiKey(old) });
       return successor;
     });
@@ -132,16 +134,20 @@ export class ApiKeyService {
     return [...active, ...ended].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
   }
 
-  /** Idempotent: revoking a revoked key returns it unchanged. Another client's key is unknown. */
+  /** Idempotent: revoking a revoked key returns it unchanged (audited with no target). Another client's key is unknown. */
   async revoke(clientId: string, keyId: string) {
     const id = requireUuid(keyId, "keyId");
     const key = await this.prisma.apiKey.findFirst({ where: { id, clientId } });
     if (!key) throw notFound("API key");
-    if (key.revokedAt) return key;
+    if (key.revokedAt) {
+      auditUnchanged();
+      return key;
+    }
     const row = await this.prisma.$transaction(async (tx) => {
       const revoked = await tx.apiKey.updateMany({ where: { id, clientId, revokedAt: null }, data: { revokedAt: new Date() } });
       const revokedRow = await tx.apiKey.findUniqueOrThrow({ where: { id, clientId } });
       if (revoked.count) await recordEvent(prismaSql(tx), { clientId, type: "api_key.revoked", object: eventObject.apiKey(revokedRow) });
+      else auditUnchanged(); // revoked meanwhile, by another request
       return revokedRow;
     });
     this.credentials?.revoked(id);
