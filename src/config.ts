@@ -14,7 +14,8 @@ const secret = z.string().min(32, "must be at least 32 characters");
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
-  HOST: z.string().min(1).default("0.0.0.0"),
+  /** Default: loopback, except in production (all interfaces, for the proxy or container network in front). */
+  HOST: z.string().min(1).optional(),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL").optional(),
   DATA_DIR: z.string().min(1).default("./data"),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// URL").optional(),
@@ -35,7 +36,7 @@ const EnvSchema = z.object({
   TRUST_PROXY: z
     .string()
     .regex(/^(true|false|\d{1,2}|[\w.:/]+(\s*,\s*[\w.:/]+)*)$/, "must be true, false, a hop count, or addresses/subnets/loopback,linklocal,uniquelocal")
-    .default("loopback"),
+    .default("false"),
   WS_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).default(50),
   WS_MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).default(200),
   WS_MAX_OPERATIONS_PER_CONNECTION: z.coerce.number().int().min(1).default(20),
@@ -238,7 +239,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     env: e.NODE_ENV,
     port: e.PORT,
-    host: e.HOST,
+    host: e.HOST ?? (production ? "0.0.0.0" : "127.0.0.1"),
     databaseUrl: e.DATABASE_URL,
     dataDir,
     redisUrl: e.REDIS_URL,

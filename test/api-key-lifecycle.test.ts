@@ -15,9 +15,12 @@ const hoursOf = (ms: number) => ms / 3_600_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const DEPOSIT_UPDATED = "subscription { depositUpdated { id status } }";
 
+/** The servers that read X-Forwarded-For trust a loopback proxy (none is trusted by default). */
+const TRUSTING_LOOPBACK = { TRUST_PROXY: "loopback" };
+
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ env: TRUSTING_LOOPBACK });
 });
 afterAll(() => server?.stop());
 
@@ -30,7 +33,7 @@ const rollKey = (on: TestServer, tenant: Pick<Tenant, "headers">, keyId: string,
   rest(on, "POST", `/v1/api-keys/${keyId}/roll`, { headers: tenant.headers, body });
 const listed = async (on: TestServer, tenant: Pick<Tenant, "headers">, keyId: string) =>
   (await rest(on, "GET", "/v1/api-keys", { headers: tenant.headers })).body.find((key: { id: string }) => key.id === keyId);
-/** What a key may do right now, seen from `from` (sent as X-Forwarded-For: TRUST_PROXY is loopback in tests). */
+/** What a key may do right now, seen from `from` (sent as X-Forwarded-For: TRUST_PROXY is loopback here). */
 const statusWith = async (on: TestServer, key: string, from?: string) =>
   (await rest(on, "GET", "/v1/api-keys", { headers: { "x-api-key": key, ...(from ? { "x-forwarded-for": from } : {}) } })).status;
 
@@ -328,7 +331,7 @@ describe("IP allowlists", () => {
   });
 
   it("a refused request charges nothing to the client's rate limit", async () => {
-    const limited = await startServer({ env: { RATE_LIMIT_PER_MINUTE: "3" } });
+    const limited = await startServer({ env: { ...TRUSTING_LOOPBACK, RATE_LIMIT_PER_MINUTE: "3" } });
     try {
       const { key } = await secondKey(limited, { allowedIps: [ALLOWED] });
       for (let i = 0; i < 5; i++) expect(await statusWith(limited, key, "198.51.100.1")).toBe(403);
@@ -396,7 +399,7 @@ describe("IP allowlists", () => {
 describe("a rolled key across two instances", needs(REQUIREMENTS.postgres), () => {
   let other: TestServer;
   beforeAll(async () => {
-    other = await startServer();
+    other = await startServer({ env: TRUSTING_LOOPBACK });
   });
   afterAll(() => other?.stop());
 

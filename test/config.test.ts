@@ -37,6 +37,18 @@ describe("loadConfig", () => {
     expect(config.encryptionKey).toHaveLength(32);
   });
 
+  it.each([
+    { env: {}, host: "127.0.0.1" },
+    { env: { HOST: "0.0.0.0" }, host: "0.0.0.0" },
+    { env: PRODUCTION, host: "0.0.0.0" },
+    { env: { ...PRODUCTION, HOST: "10.0.0.5" }, host: "10.0.0.5" },
+  ])("binds to loopback unless in production or told otherwise, and trusts no proxy until TRUST_PROXY names one ($host)", ({ env, host }) => {
+    const config = loadConfig({ DATA_DIR: dataDir(), ...env });
+    expect(config.host).toBe(host);
+    expect(config.trustProxy).toBe(false);
+    expect(loadConfig({ DATA_DIR: dataDir(), ...env, TRUST_PROXY: "loopback" }).trustProxy).toBe("loopback");
+  });
+
   it("keeps generated secrets in DATA_DIR across restarts", () => {
     const dir = dataDir();
     const first = loadConfig({ DATA_DIR: dir });

@@ -10,6 +10,7 @@ const PER_MINUTE = 3;
 const PER_IP = PER_MINUTE * 5;
 const LIMITED_ENV = {
   RATE_LIMIT_PER_MINUTE: String(PER_MINUTE),
+  TRUST_PROXY: "loopback",
   SIGN_IN_RATE_LIMIT_PER_MINUTE: "2",
   WS_MAX_CONNECTIONS_PER_IP: "2",
   WS_MAX_CONNECTIONS_PER_CLIENT: "2",
@@ -32,7 +33,7 @@ afterEach(async () => {
   sockets.splice(0).forEach((socket) => socket.terminate());
 });
 
-/** A caller address of its own for each use (the default TRUST_PROXY believes a loopback proxy's X-Forwarded-For). */
+/** A caller address of its own for each use (TRUST_PROXY=loopback believes a loopback proxy's X-Forwarded-For). */
 let lastAddress = 0;
 const fromIp = () => ({ "x-forwarded-for": `203.0.113.${++lastAddress}` });
 

@@ -11,11 +11,11 @@ const PER_IP = PER_MINUTE * 5;
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer({ env: { RATE_LIMIT_PER_MINUTE: String(PER_MINUTE) } });
+  server = await startServer({ env: { RATE_LIMIT_PER_MINUTE: String(PER_MINUTE), TRUST_PROXY: "loopback" } });
 });
 afterAll(() => server?.stop());
 
-/** A new caller address for each use (the server trusts X-Forwarded-For from a loopback proxy). */
+/** A new caller address for each use (the server is told to trust X-Forwarded-For from a loopback proxy). */
 let lastAddress = 0;
 const fromIp = () => ({ "x-forwarded-for": `198.51.100.${++lastAddress}` });
 
@@ -81,7 +81,7 @@ describe("rate limits", () => {
 
   // Both instances need the same database (for the tenant) and Redis (for the budget).
   it("shares one budget between instances through Redis", needs(REQUIREMENTS.postgres, REQUIREMENTS.redisUrl), async () => {
-    const env = { RATE_LIMIT_PER_MINUTE: String(PER_MINUTE), REDIS_URL: process.env.TEST_REDIS_URL! };
+    const env = { RATE_LIMIT_PER_MINUTE: String(PER_MINUTE), TRUST_PROXY: "loopback", REDIS_URL: process.env.TEST_REDIS_URL! };
     const [one, two] = await Promise.all([startServer({ env }), startServer({ env })]);
     try {
       const tenant = await newTenant(one);
