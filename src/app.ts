@@ -88,6 +88,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
       perClient: config.rateLimitPerMinute,
       perIp: config.rateLimitPerMinute * 5,
       signInPerIp: config.signInRateLimitPerMinute,
+      authFailuresPerIp: config.authFailureRateLimitPerMinute,
       webhooksPerIp: config.rateLimitPerMinute * 5,
     },
     redis,

@@ -33,6 +33,7 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   CREDENTIAL_CACHE_MS: z.coerce.number().int().min(0).max(1000).default(1000),
   SIGN_IN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+  AUTH_FAILURE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   TRUST_PROXY: z
     .string()
     .regex(/^(true|false|\d{1,2}|[\w.:/]+(\s*,\s*[\w.:/]+)*)$/, "must be true, false, a hop count, or addresses/subnets/loopback,linklocal,uniquelocal")
@@ -134,6 +135,8 @@ export type Config = {
   introspection: boolean;
   rateLimitPerMinute: number;
   signInRateLimitPerMinute: number;
+  /** Failed authentications per minute per IP address, on every transport; past them the address is blocked for the window. */
+  authFailureRateLimitPerMinute: number;
   /** How long an instance trusts a verified credential (0–1000 ms; a revocation also drops it at once via the event bus). */
   credentialCacheMs: number;
   /** Express's `trust proxy` setting: which hops' X-Forwarded-For to believe for the caller's address. */
@@ -256,6 +259,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     introspection: e.GRAPHQL_INTROSPECTION ?? !production,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     signInRateLimitPerMinute: e.SIGN_IN_RATE_LIMIT_PER_MINUTE,
+    authFailureRateLimitPerMinute: e.AUTH_FAILURE_RATE_LIMIT_PER_MINUTE,
     credentialCacheMs: e.CREDENTIAL_CACHE_MS,
     trustProxy: trustProxySetting(e.TRUST_PROXY),
     websocket: {

@@ -72,6 +72,8 @@ describe("loadConfig", () => {
     ["SANDBOX", "maybe"],
     ["LOG_LEVEL", "loud"],
     ["RATE_LIMIT_PER_MINUTE", "0"],
+    ["AUTH_FAILURE_RATE_LIMIT_PER_MINUTE", "0"],
+    ["AUTH_FAILURE_RATE_LIMIT_PER_MINUTE", "many"],
     ["SANDBOX_SETTLE_MS", "-5"],
     ["GRAPHQL_INTROSPECTION", "sometimes"],
     ["CUSTODIAN_MASTER_KEY", "not-an-xprv"],

@@ -7,6 +7,7 @@ import { useServer } from "graphql-ws/use/ws";
 import { credentialsFromConnectionParams } from "../auth/credentials.js";
 import { AppError } from "../errors.js";
 import type { CredentialWatch } from "../auth/credential-watch.js";
+import { authenticateWithinBudget } from "../pipeline/auth-failures.js";
 import type { OpenStreams } from "../pipeline/open-streams.js";
 import type { RateLimits } from "../pipeline/rate-limits.js";
 import { websocketRequestInfo } from "../pipeline/request-info.js";
@@ -43,7 +44,9 @@ type ConnectionExtra = {
  * limit, idempotency and error masking as HTTP. Credentials go in the `connection_init` payload; a
  * connection without valid ones is closed (4403), and one whose credential ends is closed (4401).
  * Each `connection_init` draws on its address's rate limit before its credential is looked up, as
- * every HTTP request does: an address over it is closed (4429) without a lookup.
+ * every HTTP request does: an address over it is closed (4429) without a lookup. A failed credential
+ * draws on the address's failed-authentication budget, shared with HTTP; an address past it is closed
+ * 4429 too, whatever credential it sends, until the window ends.
  */
 export function attachWebSocketServer(
   httpServer: Server,
@@ -78,16 +81,22 @@ export function attachWebSocketServer(
       subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args) as never,
       onConnect: async (ctx) => {
         const extra = ctx.extra;
-        extra.ip = deps.clientIp(extra.request);
+        const ip = deps.clientIp(extra.request);
+        extra.ip = ip;
         try {
-          await deps.rateLimits.ip(extra.ip);
+          await deps.rateLimits.ip(ip);
         } catch (error) {
           if (!(error instanceof AppError && error.code === "RATE_LIMITED")) throw error;
           extra.socket.close(TOO_MANY_CONNECTIONS, error.message);
           return false;
         }
-        const credential = await deps.services.auth.authenticate(credentialsFromConnectionParams(ctx.connectionParams), extra.ip).catch(() => undefined);
-        if (!credential) return false;
+        let credential;
+        try {
+          credential = await authenticateWithinBudget(deps.rateLimits, ip, () => deps.services.auth.authenticate(credentialsFromConnectionParams(ctx.connectionParams), ip));
+        } catch (error) {
+          if (error instanceof AppError && error.code === "RATE_LIMITED") extra.socket.close(TOO_MANY_CONNECTIONS, error.message);
+          return false;
+        }
         // Closed while its credential was checked: onClose has already run, so nothing may be registered now.
         if (extra.socket.readyState !== extra.socket.OPEN) return false;
         if (!deps.streams.hasRoomForClient(credential.clientId)) {

@@ -5,6 +5,7 @@ import { maskError } from "../graphql/errors.js";
 import type { Logger } from "../logger.js";
 import type { Services } from "../services.js";
 import { isPublicOperation, isSignInOperation, selectedOperation } from "./operations.js";
+import { authenticateWithinBudget } from "./auth-failures.js";
 import type { RateLimits } from "./rate-limits.js";
 import type { TransportContext } from "./request-info.js";
 
@@ -27,7 +28,8 @@ export type Admission = {
 
 /**
  * Admission, the first step of every operation on every transport: the caller's IP budget, then its
- * credential unless the operation is public, then its client's budget (and the sign-in budget for
+ * credential unless the operation is public (held to the address's budget of failed authentications,
+ * src/pipeline/auth-failures.ts), then its client's budget (and the sign-in budget for
  * OTP operations). Nothing about the request is validated before this, so a caller without a valid
  * credential gets UNAUTHENTICATED whatever else is wrong with what it sent.
  */
@@ -36,7 +38,7 @@ export function createAdmission(deps: { services: Services; rateLimits: RateLimi
     const { ip } = scope.requestInfo;
     await deps.rateLimits.ip(ip);
     if (isPublicOperation(operation, deps.introspection)) return;
-    const { clientId } = await authenticationOf(scope, deps.services);
+    const { clientId } = await authenticateWithinBudget(deps.rateLimits, ip, () => authenticationOf(scope, deps.services));
     scope.requestInfo.clientId = clientId;
     await deps.rateLimits.client(clientId);
   }

@@ -10,6 +10,8 @@ export type RateLimitSettings = {
   perIp: number;
   /** Sign-in operations (OTP request and verify) per minute per IP address. */
   signInPerIp: number;
+  /** Failed authentications per minute per IP address, on every transport; past them the address is blocked for the window. */
+  authFailuresPerIp: number;
   /** Provider webhook calls per minute per IP address. */
   webhooksPerIp: number;
 };
@@ -26,6 +28,7 @@ export class RateLimits {
   private readonly perIp: RateLimiterAbstract;
   private readonly signInPerIp: RateLimiterAbstract;
   private readonly webhooksPerIp: RateLimiterAbstract;
+  private readonly authFailuresPerIp: RateLimiterAbstract;
 
   constructor(settings: RateLimitSettings, redis?: Redis) {
     const make = (points: number, keyPrefix: string): RateLimiterAbstract => {
@@ -38,6 +41,7 @@ export class RateLimits {
     this.perIp = make(settings.perIp, "rl:ip");
     this.signInPerIp = make(settings.signInPerIp, "rl:sign-in");
     this.webhooksPerIp = make(settings.webhooksPerIp, "rl:webhooks");
+    this.authFailuresPerIp = make(settings.authFailuresPerIp, "rl:auth-failures");
   }
 
   ip(ip: string) {
@@ -55,6 +59,17 @@ export class RateLimits {
   webhook(ip: string) {
     return consume(this.webhooksPerIp, ip);
   }
+
+  /** RATE_LIMITED while the address has used up its failed-authentication budget: it is blocked for the rest of the window. */
+  async authenticationAllowed(ip: string): Promise<void> {
+    const used = await this.authFailuresPerIp.get(ip);
+    if (used && used.consumedPoints >= this.authFailuresPerIp.points) throw rateLimited(used);
+  }
+
+  /** One failed authentication from the address. */
+  authenticationFailed(ip: string) {
+    return consume(this.authFailuresPerIp, ip);
+  }
 }
 
 async function consume(limiter: RateLimiterAbstract, key: string): Promise<void> {
@@ -62,7 +77,11 @@ async function consume(limiter: RateLimiterAbstract, key: string): Promise<void>
     await limiter.consume(key);
   } catch (rejection) {
     if (!(rejection instanceof RateLimiterRes)) throw rejection;
-    const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-    throw new AppError("RATE_LIMITED", "Too many requests; slow down", { retryAfter });
+    throw rateLimited(rejection);
   }
+}
+
+function rateLimited(state: RateLimiterRes): AppError {
+  const retryAfter = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+  return new AppError("RATE_LIMITED", "Too many requests; slow down", { retryAfter });
 }

@@ -37,6 +37,7 @@ export async function startServer(
     LOG_LEVEL: "info",
     RATE_LIMIT_PER_MINUTE: "100000",
     SIGN_IN_RATE_LIMIT_PER_MINUTE: "100000",
+    AUTH_FAILURE_RATE_LIMIT_PER_MINUTE: "100000",
     SANDBOX_SETTLE_MS: "600000",
     // Test files share one database: only those about webhooks run a delivery worker (WEBHOOK_DELIVERY: "on").
     WEBHOOK_DELIVERY: "off",
