@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { craftSessionToken, connectWs, postGraphql, type GraphqlResult } from "./support/pipeline.js";
 import { rest } from "./support/http.js";
+import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
 
 let server: TestServer;
@@ -130,5 +131,27 @@ describe.each(TRANSPORTS)("a kept answer of $name", ({ operation, send }) => {
     // The credential that made it still gets its answer back.
     const replay = await send(tenant.headers, key, target);
     expect(secretOf(replay), replay.text).toBe(secret);
+  });
+});
+
+// Concurrent transactions: only PostgreSQL runs them at once.
+describe("two credentials racing under one key", needs(REQUIREMENTS.postgres), () => {
+  it("share one lock (per client and key): one runs, the other is refused 409 or 422, and never gets the first one's answer", async () => {
+    const [rest, graphql] = [TRANSPORTS[0], TRANSPORTS[2]];
+    for (let round = 0; round < 5; round++) {
+      const tenant = await newTenant(server);
+      const writer = await restrictedKey(tenant, { api_keys: "write" });
+      const before = await server.app.db.prisma.apiKey.count({ where: { clientId: tenant.clientId } });
+      const key = `race-${crypto.randomUUID()}`;
+      const [full, weak] = await Promise.all([rest.send(tenant.headers, key, ""), graphql.send(writer.headers, key, "")]);
+      const made = await server.app.db.prisma.apiKey.count({ where: { clientId: tenant.clientId } });
+      expect(made - before).toBe(1);
+      const winner = secretOf(full) ?? secretOf(weak);
+      expect(winner).toMatch(/^fpk_/);
+      // Exactly one ran; the other was refused (409 while the first ran, 422 after), never answered with its secret.
+      expect([full, weak].filter((sent) => secretOf(sent) === winner)).toHaveLength(1);
+      const loser = secretOf(full) ? weak : full;
+      expect(loser.codes.some((code) => code === "CONFLICT" || code === "IDEMPOTENCY_MISMATCH"), loser.text).toBe(true);
+    }
   });
 });

@@ -38,7 +38,7 @@ export function useIdempotency(deps: { records: IdempotencyRecords; services: Se
       try {
         const key = keyOf(scope);
         if (key === undefined || key === null) return;
-        // Keys are kept per client: an anonymous sign-in (a public operation without a credential) has none to keep it for.
+        // Keys are kept per client and credential: an anonymous sign-in (a public operation without a credential) has neither.
         const client = await authenticationOf(scope, deps.services).catch(() => undefined);
         if (!client && isPublicOperation(operation, false)) return;
         const rootKey = singleRootField(operation);
