@@ -77,3 +77,14 @@ describe.each(TRANSPORTS)("the audit entry of a mutation over $name", ({ send })
     expect(await ipsLogged(byDefault, tenant)).toEqual(["127.0.0.1"]);
   });
 });
+
+it("an entry without an address reads as ip: null over REST and GraphQL", async () => {
+  const tenant = await newTenant(trusting);
+  await TRANSPORTS[0].send(trusting, { ...tenant.headers, "x-forwarded-for": "<b>proxy</b>" });
+  const listed = await rest(trusting, "GET", "/v1/audit-log", { headers: tenant.headers });
+  expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+  expect(listed.body.data.map((entry: { ip: string | null }) => entry.ip)).toEqual([null]);
+  const viaGraphql = await postGraphql(trusting, "json", "{ auditLog { edges { node { ip } } } }", { headers: tenant.headers });
+  expect(viaGraphql.body).toEqual({ data: { auditLog: { edges: [{ node: { ip: null } }] } } });
+});
+

@@ -11,7 +11,7 @@ const AuditLogEntry = named("AuditLogEntry", z.object({
   operation: z.string().describe("the GraphQL root field the request ran (POST /v1/user is createUser)"),
   targetIds: z.array(z.string()).describe("the ids it created or changed (none for a refusal)"),
   requestId: z.string(),
-  ip: z.string(),
+  ip: z.string().nullable().describe("the caller's address as TRUST_PROXY reads it; null when that is not an IP address"),
   outcome: z.enum(["succeeded", "refused", "failed"]).describe("refused: a 4xx answer; failed: a 5xx"),
 }));
 
