@@ -23,7 +23,7 @@ export type RouteDocs = {
   query?: z.ZodObject;
   body?: z.ZodType;
   response: z.ZodType;
-  /** Errors beyond those every route may answer (400 bad input, 401, 429). */
+  /** Errors beyond those every route may answer (400 bad input, 401, 403 for an API key, 429, 500, 503). */
   errors?: ErrorCode[];
   /**
    * One exchange as a client sees it: the body it sends (when the route takes one) and the success

@@ -42,7 +42,7 @@ export type OpenApiDocument = {
 const ERROR_MEANINGS: Record<ErrorCode, string> = {
   BAD_USER_INPUT: "invalid input: the message names the field",
   UNAUTHENTICATED: "missing, unknown, revoked or expired credentials",
-  FORBIDDEN: "not allowed: the API key lacks the permission the message names (`resource:level`), or a sandbox helper with the sandbox off",
+  FORBIDDEN: "not allowed: the API key lacks the permission the message names (`resource:level`), or is used from an address outside its allowlist",
   NOT_FOUND: "unknown resource, or one of another client",
   METHOD_NOT_ALLOWED: "the path does not take this method",
   CONFLICT: "the resource's state does not allow it, a user's externalId is another user's (`details.id` names that user), or a request with this Idempotency-Key is still running",
@@ -57,7 +57,7 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
 };
 
 /** Errors any route may answer. */
-const COMMON_ERRORS: ErrorCode[] = ["BAD_USER_INPUT", "RATE_LIMITED", "SERVICE_UNAVAILABLE"];
+const COMMON_ERRORS: ErrorCode[] = ["BAD_USER_INPUT", "RATE_LIMITED", "SERVICE_UNAVAILABLE", "INTERNAL"];
 /** Errors the Idempotency-Key adds to every write. */
 const WRITE_ERRORS: ErrorCode[] = ["CONFLICT", "IDEMPOTENCY_MISMATCH"];
 
@@ -69,26 +69,41 @@ const SECURITY: Record<NonNullable<DocumentedEndpoint["docs"]["auth"]>, Security
   signature: [{ webhookSignature: [] }],
 };
 
-/** The error bodies: `{error}` (with `details` where the error has them), a 409's that may name the record in the way, and the contract's `{message}` of the key revoke 404. */
-const ERROR_SCHEMAS: Record<string, JsonSchema> = {
-  Error: {
-    type: "object",
-    properties: { error: { type: "string", description: "what went wrong; a 400 names the field" }, details: { type: "string" } },
-    required: ["error"],
-  },
-  ConflictError: {
+/**
+ * The fields of every error body (src/rest/respond.ts): the message under `error` (or `message`, where
+ * the contract says so), the machine-readable `code`, the `requestId` to quote to support, and `details`
+ * and `param` when the error has them. Each response narrows `code` to the codes its operation can
+ * answer with that status (`errorResponses`).
+ */
+function errorBody(messageField: "error" | "message", details: JsonSchema): JsonSchema {
+  return {
     type: "object",
     properties: {
-      error: { type: "string" },
-      details: {
-        type: "object",
-        description: "the record in the way: a user's externalId already taken names that user",
-        properties: { id: { type: "string" } },
-      },
+      [messageField]: { type: "string", description: "what went wrong; a 400 names the field" },
+      code: { $ref: "#/components/schemas/ErrorCode" },
+      requestId: { type: "string", description: "this request's id (also the x-request-id header): quote it to support" },
+      details,
+      param: { type: "string", description: "the input field at fault, when the error names one" },
     },
-    required: ["error"],
-  },
-  MessageError: { type: "object", properties: { message: { type: "string" }, details: { type: "string" } }, required: ["message"] },
+    required: [messageField, "code", "requestId"],
+  };
+}
+
+const TEXT_OR_FIELDS: JsonSchema = {
+  description: "more about what happened: text, or a small object naming what the error is about",
+  anyOf: [{ type: "string" }, { type: "object", additionalProperties: { type: "string" } }],
+};
+
+/** The error bodies: `{error}`, a 409's that may name the record in the way, and the contract's `{message}` of the key revoke 404. */
+const ERROR_SCHEMAS: Record<string, JsonSchema> = {
+  ErrorCode: { type: "string", enum: Object.keys(ERROR_CODES), description: "what kind of error it is, for a program to act on (the message is for people)" },
+  Error: errorBody("error", TEXT_OR_FIELDS),
+  ConflictError: errorBody("error", {
+    type: "object",
+    description: "the record in the way: a user's externalId already taken names that user",
+    properties: { id: { type: "string" } },
+  }),
+  MessageError: errorBody("message", TEXT_OR_FIELDS),
 };
 
 /**
@@ -166,9 +181,10 @@ function operation(route: DocumentedEndpoint, schemas: NamedSchemas): Operation 
       ...errorResponses(route, [
         ...COMMON_ERRORS,
         ...(auth === "public" ? [] : (["UNAUTHENTICATED"] as const)),
+        // An API key used from outside its allowlist, or without a permission the operation needs.
+        ...(auth === "credentials" || permissions.length ? (["FORBIDDEN"] as const) : []),
         ...(writes ? WRITE_ERRORS : []),
-        ...(docs.body ? (["UNSUPPORTED_MEDIA_TYPE"] as const) : []),
-        ...(permissions.length ? (["FORBIDDEN"] as const) : []),
+        ...(docs.body ? (["UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE"] as const) : []),
         ...(docs.errors ?? []),
       ]),
     },
@@ -221,23 +237,33 @@ const IDEMPOTENCY_KEY: Parameter = {
 
 /**
  * One response per status. The body follows the route's overrides of the contract: `{error}` by
- * default, `{message}` where the contract says so (the key revoke 404), with `details` when the error has them.
+ * default, `{message}` where the contract says so (the key revoke 404); its `code` is one of the codes
+ * the operation answers with that status, so a generated client can switch on it.
  */
 function errorResponses(route: DocumentedEndpoint, codes: readonly ErrorCode[]): Record<string, Response> {
-  const byStatus = new Map<number, { meanings: string[]; field: string }>();
+  const byStatus = new Map<number, { codes: ErrorCode[]; field: string }>();
   for (const code of new Set(codes)) {
     const override = route.errors?.[code] ?? {};
     const status = override.status ?? ERROR_CODES[code];
-    const entry = byStatus.get(status) ?? { meanings: [], field: override.field ?? "error" };
-    entry.meanings.push(ERROR_MEANINGS[code]);
+    const entry = byStatus.get(status) ?? { codes: [], field: override.field ?? "error" };
+    entry.codes.push(code);
     byStatus.set(status, entry);
   }
   return Object.fromEntries(
-    [...byStatus].map(([status, { meanings, field }]) => [
+    [...byStatus].map(([status, { codes, field }]) => [
       String(status),
       {
-        description: meanings.join("; "),
-        content: { "application/json": { schema: { $ref: `#/components/schemas/${errorSchemaName(field, status)}` } } },
+        description: codes.map((code) => ERROR_MEANINGS[code]).join("; "),
+        content: {
+          "application/json": {
+            schema: {
+              allOf: [
+                { $ref: `#/components/schemas/${errorSchemaName(field, status)}` },
+                { type: "object", properties: { code: { type: "string", enum: codes } }, required: ["code"] },
+              ],
+            },
+          },
+        },
       },
     ]),
   );
