@@ -21,7 +21,7 @@ import { RateLimits } from "./pipeline/rate-limits.js";
 import type { Logger } from "./logger.js";
 import { loadOrCreateMasterKey } from "./providers/custodian.js";
 import { createSandboxProviders, type Providers } from "./providers/index.js";
-import { createMailer } from "./providers/mailer.js";
+import { createMailer, type MailerState } from "./providers/mailer.js";
 import { openEventBus } from "./pubsub/bus.js";
 import { REST_MOUNT, restRouter } from "./rest/router.js";
 import { routes, sandboxRoutes } from "./rest/routes/index.js";
@@ -128,10 +128,11 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
   app.all("/graphql", cors({ origin: true, maxAge: 600 }), readBody(), graphqlOverHttp({ yoga, logger, admission, graphiql }));
   app.get("/metrics", metricsEndpoint(metrics, config.metricsToken));
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
+  // Ready means the database answers. The mailer only carries sign-in codes: its state is reported, never fails the probe.
   app.get("/readyz", async (_req, res) => {
-    const ready = await db.ping();
+    const [ready, mailerState] = await Promise.all([db.ping(), mailer.state()]);
     if (!ready) res.setHeader("Retry-After", "5");
-    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "database unavailable" });
+    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "database unavailable", database: ready ? "ok" : "unavailable", mailer: mailerState });
   });
   app.use(notFoundRoute);
   app.use(errorHandler(logger));
@@ -154,6 +155,10 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
   });
   let url = "";
   let settler: DepositSettler | undefined;
+  const logMailerState = (state: MailerState) => {
+    if (state === "unreachable") logger.warn({ mailer: state }, "mailer: the SMTP server does not answer; sign-in codes cannot be sent until it does");
+    else logger.info({ mailer: state }, state === "log" ? "mailer: SMTP_URL unset, mail is written to the log" : "mailer: the SMTP server answers");
+  };
 
   return {
     db,
@@ -175,6 +180,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
           if (config.webhookDelivery) services.deliveryWorker.start();
           if (config.retention.enabled) services.retention.start();
           if (config.cardAuthorizationExpiry) services.cardAuthorizationExpiry.start();
+          void mailer.state().then(logMailerState);
           resolve(url);
         });
       });
