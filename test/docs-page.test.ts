@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM, needs, REQUIREMENTS } from "./support/requirements.js";
-import { startServer, type TestServer } from "./support/server.js";
+import { createUser, errorCodes, gql } from "./support/http.js";
+import { newTenant, startServer, type TestServer } from "./support/server.js";
 
 /** Flags that keep the browser itself from calling home, so every request seen is the page's own. */
 const QUIET_BROWSER = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
@@ -19,6 +20,31 @@ describe("GET /graphql/schema.graphql", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
     expect(await res.text()).toBe(readFileSync(new URL("../schema.graphql", import.meta.url), "utf8"));
+  });
+});
+
+describe("GET /graphql from a browser: GraphiQL's first screen", () => {
+  /** The options the page hands to GraphiQL (yoga writes them into the page as JSON). */
+  async function graphiqlOptions() {
+    const res = await fetch(`${server.url}/graphql`, { headers: { accept: "text/html" } });
+    expect(res.status).toBe(200);
+    const page = await res.text();
+    const options = /renderYogaGraphiQL\(\s*window\.document\.querySelector\('#root'\),\s*(\{.*\}),\s*\);/s.exec(page)?.[1];
+    expect(options, "the page renders GraphiQL with its options").toBeDefined();
+    return JSON.parse(options!) as { defaultQuery?: string; headers?: string };
+  }
+
+  it("opens on a headers template for the key and an example query that runs once the key is filled in", async () => {
+    const { defaultQuery, headers } = await graphiqlOptions();
+    expect(JSON.parse(headers!)).toEqual({ "x-api-key": "" });
+    expect(defaultQuery).toMatch(/query FirstUsers/);
+    const tenant = await newTenant(server);
+    await createUser(server, tenant);
+    const withoutKey = await gql(server, defaultQuery!);
+    expect(errorCodes(withoutKey)).toEqual(["UNAUTHENTICATED"]);
+    const withKey = await gql(server, defaultQuery!, {}, JSON.parse(headers!.replace('""', JSON.stringify(tenant.apiKey))));
+    expect(withKey.body.errors).toBeUndefined();
+    expect(withKey.body.data.users).toHaveLength(1);
   });
 });
 
@@ -66,8 +92,8 @@ describe("the developer pages in headless Chromium", needs(REQUIREMENTS.chromium
     const introspection = await page.waitForResponse((response) => response.url() === `${origin}/graphql` && response.request().method() === "POST", { timeout: 20_000 });
     expect(introspection.status()).toBe(200);
     expect(await introspection.text()).toContain('"__schema"');
-    // The query editor (Monaco, run in the page's own blob: workers) shows GraphiQL's welcome text.
-    await page.locator(".graphiql-query-editor").getByText("Welcome to Fintech Platform API").first().waitFor({ timeout: 20_000 });
+    // The query editor (Monaco, run in the page's own blob: workers) shows the example query.
+    await page.locator(".graphiql-query-editor").getByText("FirstUsers").first().waitFor({ timeout: 20_000 });
     await page.waitForLoadState("networkidle");
 
     expect(await page.title()).toBe("Fintech Platform API");
