@@ -121,7 +121,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
   // The API first (Express walks its layers in order for every request). Before the /v1 table, what
   // it must never shadow: the OpenAPI document and the developer pages, and provider webhooks, whose
   // signatures cover the raw body (so they come before the body reader).
-  mountDeveloperPages(app, restRoutes, { introspection: config.introspection });
+  mountDeveloperPages(app, restRoutes, { introspection: config.introspection, graphiql });
   mountWebhooks(app, services.webhooks, rateLimits);
   app.use(REST_MOUNT, readBody(), requireJsonBody, restRouter(restRoutes, yoga));
   // Browsers on other origins may call GraphQL (credentials are headers, never cookies).

@@ -111,7 +111,7 @@ const ERROR_SCHEMAS: Record<string, JsonSchema> = {
  * document. Schemas named with `named` (src/rest/docs.ts) are written once, under
  * `components.schemas`, and referred to wherever they appear.
  */
-export function openApiDocument(routes: readonly DocumentedEndpoint[]): OpenApiDocument {
+export function openApiDocument(routes: readonly DocumentedEndpoint[], options: { schemaPublished: boolean }): OpenApiDocument {
   const schemas = new NamedSchemas();
   const paths: OpenApiDocument["paths"] = {};
   for (const route of routes) {
@@ -124,8 +124,9 @@ export function openApiDocument(routes: readonly DocumentedEndpoint[]): OpenApiD
       title: "Fintech Platform API",
       version: "v1",
       description:
-        "The /v1 REST surface. Every path runs a GraphQL operation of the schema served at /graphql " +
-        "(printed at /graphql/schema.graphql). Money is a JSON number here and an exact decimal string in GraphQL. " +
+        "The /v1 REST surface. Every path runs a GraphQL operation of the schema served at /graphql" +
+        (options.schemaPublished ? " (printed at /graphql/schema.graphql). " : ". ") +
+        "Money is a JSON number here and an exact decimal string in GraphQL. " +
         "Codes (currencies, networks) are accepted in any case.",
     },
     // Relative: the server that serves this document (its paths start with /v1).
