@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compileErrors, dereference, validate } from "@readme/openapi-parser";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { getOperationAST } from "graphql";
 import openapiTS, { astToString } from "openapi-typescript";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -204,6 +205,20 @@ describe("the OpenAPI document, as client generators read it", () => {
     expect(body("/v1/user", "post").requestBody!.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/CreateUserRequest" });
     expect(body("/v1/user/{userId}", "get").responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/User" });
     expect(body("/v1/transactions/deposits/{userId}", "get").responses["200"].content["application/json"].schema).toEqual({ type: "array", items: { $ref: "#/components/schemas/Deposit" } });
+  });
+
+  it("names each operation after the GraphQL operation its route runs (SDK method names), unique across the document", () => {
+    const ids = operations(document).map(({ operation }) => operation.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const route of [...routes, ...sandboxRoutes]) {
+      const name = getOperationAST(route.operation)?.name?.value;
+      expect(name, `${route.method} ${route.path}: an unnamed GraphQL operation`).toBeDefined();
+      const operation = document.paths[route.path.replace(/:(\w+)/g, "{$1}")][route.method.toLowerCase() as "get"]!;
+      expect(operation.operationId).toBe(name!.charAt(0).toLowerCase() + name!.slice(1));
+    }
+    const id = (path: string, method: "get" | "post" | "patch") => document.paths[path][method]!.operationId;
+    expect([id("/v1/user", "get"), id("/v1/user/{userId}", "get"), id("/v1/user", "post"), id("/v1/user/{userId}", "patch")]).toEqual(["listUsers", "getUser", "createUser", "updateUser"]);
+    expect(id("/v1/webhooks/{provider}", "post")).toBe("receiveProviderEvent");
   });
 
   it("gives closed sets in requests as enums: currencies, networks, event types", () => {

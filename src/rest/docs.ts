@@ -32,9 +32,13 @@ export type RouteDocs = {
   example: { body?: unknown; response: unknown };
 };
 
-/** A documented endpoint: a REST route, or another /v1 path (the provider webhooks) declared in the same terms. */
-/** `operation`: the GraphQL operation a route runs, whose needed permissions (SPEC §13) the document lists. */
-export type DocumentedEndpoint = Pick<Route, "method" | "path" | "status" | "errors" | "docs"> & { operation?: Route["operation"] };
+/**
+ * A documented endpoint: a REST route, or another /v1 path (the provider webhooks) declared in the
+ * same terms. `operation`: the GraphQL operation a route runs, whose needed permissions (SPEC §13)
+ * the document lists and whose name is its `operationId`; an endpoint that runs none gives its `operationId`.
+ */
+export type DocumentedEndpoint = Pick<Route, "method" | "path" | "status" | "errors" | "docs"> &
+  ({ operation: Route["operation"]; operationId?: never } | { operation?: never; operationId: string });
 
 /**
  * A schema under its name in the document's `components.schemas`, where generated clients find it as

@@ -114,6 +114,9 @@ const ERROR_SCHEMAS: Record<string, JsonSchema> = {
 export function openApiDocument(routes: readonly DocumentedEndpoint[], options: { schemaPublished: boolean }): OpenApiDocument {
   const schemas = new NamedSchemas();
   const paths: OpenApiDocument["paths"] = {};
+  const ids = routes.map(operationId);
+  const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (repeated) throw new Error(`Two endpoints have the operationId ${repeated}: name their GraphQL operations apart`);
   for (const route of routes) {
     const path = route.path.replace(/:(\w+)/g, "{$1}");
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route, schemas) };
@@ -192,14 +195,14 @@ function operation(route: DocumentedEndpoint, schemas: NamedSchemas): Operation 
   };
 }
 
-/** `GET /v1/user/:userId` → `getUserByUserId`: unique because method and path are. */
+/**
+ * The name of the GraphQL operation the route runs, as an SDK method name: `query ListUsers` →
+ * `listUsers`, `mutation CreateUser` → `createUser`. An endpoint that runs none names its own.
+ */
 function operationId(route: DocumentedEndpoint): string {
-  const words = route.path
-    .split("/")
-    .slice(2)
-    .map((segment) => (segment.startsWith(":") ? `by-${segment.slice(1)}` : segment))
-    .flatMap((segment) => segment.split(/[-_]/));
-  return [route.method.toLowerCase(), ...words.map((word) => word.charAt(0).toUpperCase() + word.slice(1))].join("");
+  const name = route.operation ? selectedOperation(route.operation, undefined)?.name?.value : route.operationId;
+  if (!name) throw new Error(`${route.method} ${route.path}: its GraphQL operation needs a name (the document's operationId)`);
+  return name.charAt(0).toLowerCase() + name.slice(1);
 }
 
 function pathParameters(route: DocumentedEndpoint, schemas: NamedSchemas): Parameter[] {
