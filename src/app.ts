@@ -31,7 +31,7 @@ import { metricsEndpoint, observeServer } from "./metrics/http.js";
 import { createMetrics } from "./metrics/metrics.js";
 import { startDepositSettler, type DepositSettler } from "./sandbox/settler.js";
 import { mountWebhooks } from "./webhooks/router.js";
-import type { ResolveHost } from "./webhook-endpoints/sender.js";
+import type { ResolveHost } from "./webhook-endpoints/resolve-host.js";
 
 export type App = {
   /** Listens on config.port (0 picks a free port); resolves to the base URL. */

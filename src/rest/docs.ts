@@ -1,6 +1,5 @@
 import { z } from "zod";
 import type { ErrorCode } from "../errors.js";
-import type { Route } from "./route.js";
 
 /**
  * What the OpenAPI document says about one route (src/rest/openapi.ts). Schemas are zod, rendered
@@ -31,14 +30,6 @@ export type RouteDocs = {
    */
   example: { body?: unknown; response: unknown };
 };
-
-/**
- * A documented endpoint: a REST route, or another /v1 path (the provider webhooks) declared in the
- * same terms. `operation`: the GraphQL operation a route runs, whose needed permissions (SPEC §13)
- * the document lists and whose name is its `operationId`; an endpoint that runs none gives its `operationId`.
- */
-export type DocumentedEndpoint = Pick<Route, "method" | "path" | "status" | "errors" | "docs"> &
-  ({ operation: Route["operation"]; operationId?: never } | { operation?: never; operationId: string });
 
 /**
  * A schema under its name in the document's `components.schemas`, where generated clients find it as

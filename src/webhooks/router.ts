@@ -1,6 +1,6 @@
 import express, { type Express } from "express";
 import { z } from "zod";
-import type { DocumentedEndpoint } from "../rest/docs.js";
+import type { DocumentedEndpoint } from "../rest/route.js";
 import { PROVIDER_EVENT } from "./events.js";
 import type { RateLimits } from "../pipeline/rate-limits.js";
 import type { WebhookService } from "./service.js";
