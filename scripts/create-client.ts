@@ -1,12 +1,13 @@
 // npm run client:create -- --email ops@example.com [--name "Acme"]
-// Creates (or finds) a client and prints one new API key. Uses the same database settings as the server.
+// Creates (or finds) a client and prints one new API key. Reads only the server's database settings
+// (DATABASE_URL, DATA_DIR, NODE_ENV): it sends no mail and signs nothing.
 // On the embedded database, while a server holds the data directory, the server does it (admin socket).
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { createClientThroughServer } from "../src/admin/client.js";
 import { adminSocketPath, type CreatedClient } from "../src/admin/protocol.js";
 import { createClientWithKey } from "../src/clients/service.js";
-import { loadConfig } from "../src/config.js";
+import { loadDatabaseConfig, type DatabaseConfig } from "../src/config.js";
 import { embeddedDataDir, openDatabase } from "../src/db/database.js";
 import { DataDirBusyError } from "../src/db/embedded-lock.js";
 import { ApiKeyService } from "../src/keys/service.js";
@@ -15,7 +16,7 @@ import { createLogger } from "../src/logger.js";
 /** A server that has just taken the data directory opens its admin socket once its database is ready. */
 const SERVER_STARTUP_WAIT_MS = 30_000;
 
-async function createInDatabase(config: ReturnType<typeof loadConfig>, input: { email: string; name?: string }): Promise<CreatedClient> {
+async function createInDatabase(config: DatabaseConfig, input: { email: string; name?: string }): Promise<CreatedClient> {
   const db = await openDatabase({ url: config.databaseUrl, embeddedDir: embeddedDataDir(config.dataDir), role: "tool", logger: createLogger("warn") });
   try {
     return await createClientWithKey(db.prisma, new ApiKeyService(db.prisma), input);
@@ -45,7 +46,7 @@ async function main() {
     process.exit(2);
   }
   const input = { email: values.email, name: values.name };
-  const config = loadConfig();
+  const config = loadDatabaseConfig();
   let created: CreatedClient;
   try {
     created = await createInDatabase(config, input);

@@ -21,7 +21,7 @@ import { RateLimits } from "./pipeline/rate-limits.js";
 import type { Logger } from "./logger.js";
 import { loadOrCreateMasterKey } from "./providers/custodian.js";
 import { createSandboxProviders, type Providers } from "./providers/index.js";
-import { createMailer } from "./providers/mailer.js";
+import { createMailer, type MailerState } from "./providers/mailer.js";
 import { openEventBus } from "./pubsub/bus.js";
 import { REST_MOUNT, restRouter } from "./rest/router.js";
 import { routes, sandboxRoutes } from "./rest/routes/index.js";
@@ -31,7 +31,7 @@ import { metricsEndpoint, observeServer } from "./metrics/http.js";
 import { createMetrics } from "./metrics/metrics.js";
 import { startDepositSettler, type DepositSettler } from "./sandbox/settler.js";
 import { mountWebhooks } from "./webhooks/router.js";
-import type { ResolveHost } from "./webhook-endpoints/sender.js";
+import type { ResolveHost } from "./webhook-endpoints/resolve-host.js";
 
 export type App = {
   /** Listens on config.port (0 picks a free port); resolves to the base URL. */
@@ -122,17 +122,18 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
   // The API first (Express walks its layers in order for every request). Before the /v1 table, what
   // it must never shadow: the OpenAPI document and the developer pages, and provider webhooks, whose
   // signatures cover the raw body (so they come before the body reader).
-  mountDeveloperPages(app, restRoutes, { introspection: config.introspection });
+  mountDeveloperPages(app, restRoutes, { introspection: config.introspection, graphiql });
   mountWebhooks(app, services.webhooks, rateLimits);
   app.use(REST_MOUNT, readBody(), requireJsonBody, restRouter(restRoutes, yoga));
   // Browsers on other origins may call GraphQL (credentials are headers, never cookies).
   app.all("/graphql", cors({ origin: true, maxAge: 600 }), readBody(), graphqlOverHttp({ yoga, logger, admission, graphiql }));
   app.get("/metrics", metricsEndpoint(metrics, config.metricsToken));
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
+  // Ready means the database answers. The mailer only carries sign-in codes: its state is reported, never fails the probe.
   app.get("/readyz", async (_req, res) => {
-    const ready = await db.ping();
+    const [ready, mailerState] = await Promise.all([db.ping(), mailer.state()]);
     if (!ready) res.setHeader("Retry-After", "5");
-    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "database unavailable" });
+    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "database unavailable", database: ready ? "ok" : "unavailable", mailer: mailerState });
   });
   app.use(notFoundRoute);
   app.use(errorHandler(logger));
@@ -155,6 +156,10 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
   });
   let url = "";
   let settler: DepositSettler | undefined;
+  const logMailerState = (state: MailerState) => {
+    if (state === "unreachable") logger.warn({ mailer: state }, "mailer: the SMTP server does not answer; sign-in codes cannot be sent until it does");
+    else logger.info({ mailer: state }, state === "log" ? "mailer: SMTP_URL unset, mail is written to the log" : "mailer: the SMTP server answers");
+  };
 
   return {
     db,
@@ -176,6 +181,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
           if (config.webhookDelivery) services.deliveryWorker.start();
           if (config.retention.enabled) services.retention.start();
           if (config.cardAuthorizationExpiry) services.cardAuthorizationExpiry.start();
+          void mailer.state().then(logMailerState);
           resolve(url);
         });
       });

@@ -217,22 +217,40 @@ function trustProxySetting(value: string): boolean | number | string {
   return /^\d+$/.test(value) ? Number(value) : value;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = EnvSchema.safeParse(
-    Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== "")),
-  );
+/** The variables of `schema` read from `env` (an empty value counts as unset), checked by its rules. */
+function parseEnv<T extends z.ZodObject>(schema: T, env: NodeJS.ProcessEnv): z.output<T> {
+  const parsed = schema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== "")));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
-  const e = parsed.data;
+  return parsed.data;
+}
+
+function requireInProduction<T extends { NODE_ENV: string }>(e: T, names: readonly (keyof T & string)[]) {
+  if (e.NODE_ENV !== "production") return;
+  const missing = names.filter((name) => !e[name]);
+  if (missing.length) throw new ConfigError(`Invalid configuration:\n  ${missing.join(", ")}: required in production`);
+}
+
+/** What a tool that only opens the database needs (`npm run client:create`): no secret, mailer or server setting. */
+export type DatabaseConfig = Pick<Config, "env" | "databaseUrl" | "dataDir">;
+
+const DatabaseEnvSchema = EnvSchema.pick({ NODE_ENV: true, DATABASE_URL: true, DATA_DIR: true });
+
+/** The database settings alone, under the same rules as the server's (PostgreSQL required in production). */
+export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env): DatabaseConfig {
+  const e = parseEnv(DatabaseEnvSchema, env);
+  requireInProduction(e, ["DATABASE_URL"]);
+  return { env: e.NODE_ENV, databaseUrl: e.DATABASE_URL, dataDir: resolve(e.DATA_DIR) };
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const e = parseEnv(EnvSchema, env);
   const providerSecrets = webhookProviderSecrets(env);
   const production = e.NODE_ENV === "production";
   const dataDir = resolve(e.DATA_DIR);
-  if (production) {
-    const missing = (["DATABASE_URL", "JWT_SECRET", "ENCRYPTION_KEY", "WEBHOOK_SECRET", "CUSTODIAN_MASTER_KEY", "SMTP_URL", "METRICS_TOKEN"] as const).filter((k) => !e[k]);
-    if (missing.length) throw new ConfigError(`Invalid configuration:\n  ${missing.join(", ")}: required in production`);
-  }
+  requireInProduction(e, ["DATABASE_URL", "JWT_SECRET", "ENCRYPTION_KEY", "WEBHOOK_SECRET", "CUSTODIAN_MASTER_KEY", "SMTP_URL", "METRICS_TOKEN"]);
   const webConcurrency = e.WEB_CONCURRENCY ?? (production ? availableCores() : 1);
   if (webConcurrency > 1 && !e.DATABASE_URL) {
     throw new ConfigError(`Invalid configuration:\n  WEB_CONCURRENCY: ${webConcurrency} workers need PostgreSQL (DATABASE_URL); the embedded database is held by one process`);

@@ -34,7 +34,7 @@ import { EventIds } from "./events/ids.js";
 import { WebhookEndpointService } from "./webhook-endpoints/service.js";
 import { DeliveryWorker } from "./webhook-endpoints/worker.js";
 import { RetentionJob } from "./retention/job.js";
-import { resolveWithDns, type ResolveHost } from "./webhook-endpoints/sender.js";
+import { resolveWithDns, type ResolveHost } from "./webhook-endpoints/resolve-host.js";
 import { afterCommit } from "./db/unit-of-work.js";
 import { AuditLogService } from "./audit/service.js";
 

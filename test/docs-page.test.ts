@@ -2,7 +2,9 @@ import { readFileSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM, needs, REQUIREMENTS } from "./support/requirements.js";
-import { startServer, type TestServer } from "./support/server.js";
+import { createUser, errorCodes, gql } from "./support/http.js";
+import { SHARED_SECRETS } from "./support/server-process.js";
+import { newTenant, startServer, type TestServer } from "./support/server.js";
 
 /** Flags that keep the browser itself from calling home, so every request seen is the page's own. */
 const QUIET_BROWSER = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
@@ -19,6 +21,78 @@ describe("GET /graphql/schema.graphql", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
     expect(await res.text()).toBe(readFileSync(new URL("../schema.graphql", import.meta.url), "utf8"));
+  });
+});
+
+describe("GET /graphql from a browser: GraphiQL's first screen", () => {
+  /** The options the page hands to GraphiQL (yoga writes them into the page as JSON). */
+  async function graphiqlOptions() {
+    const res = await fetch(`${server.url}/graphql`, { headers: { accept: "text/html" } });
+    expect(res.status).toBe(200);
+    const page = await res.text();
+    const options = /renderYogaGraphiQL\(\s*window\.document\.querySelector\('#root'\),\s*(\{.*\}),\s*\);/s.exec(page)?.[1];
+    expect(options, "the page renders GraphiQL with its options").toBeDefined();
+    return JSON.parse(options!) as { defaultQuery?: string; headers?: string };
+  }
+
+  it("opens on a headers template for the key and an example query that runs once the key is filled in", async () => {
+    const { defaultQuery, headers } = await graphiqlOptions();
+    expect(JSON.parse(headers!)).toEqual({ "x-api-key": "" });
+    expect(defaultQuery).toMatch(/query FirstUsers/);
+    const tenant = await newTenant(server);
+    await createUser(server, tenant);
+    const withoutKey = await gql(server, defaultQuery!);
+    expect(errorCodes(withoutKey)).toEqual(["UNAUTHENTICATED"]);
+    const withKey = await gql(server, defaultQuery!, {}, JSON.parse(headers!.replace('""', JSON.stringify(tenant.apiKey))));
+    expect(withKey.body.errors).toBeUndefined();
+    expect(withKey.body.data.users).toHaveLength(1);
+  });
+});
+
+/** Production as an operator configures it (NODE_ENV=production: GraphiQL, introspection and the sandbox off), on the test database. */
+const PRODUCTION_ENV = {
+  NODE_ENV: "production",
+  ...SHARED_SECRETS,
+  CUSTODIAN_MASTER_KEY: "xprv9s21ZrQH143K3GJpoapnV8SFfukcVBSfeCficPSGfubmSFDxo1kuHnLisriDvSnRRuL2Qrg5ggqHKNVpxR86QEC8w35uxmGoggxtQTPvfUu",
+  SMTP_URL: "smtp://127.0.0.1:1",
+  METRICS_TOKEN: "m".repeat(16),
+};
+
+describe("/docs links only to what the server serves", () => {
+  /** The nav's links, each fetched as a browser follows it. */
+  async function links(on: TestServer) {
+    const page = await (await fetch(`${on.url}/docs`)).text();
+    const hrefs = [...page.matchAll(/<a href="([^"]+)">/g)].map(([, href]) => href);
+    const statuses = await Promise.all(hrefs.map(async (href) => (await fetch(`${on.url}${href}`, { headers: { accept: "text/html" } })).status));
+    return Object.fromEntries(hrefs.map((href, i) => [href, statuses[i]]));
+  }
+
+  it("in development: GraphiQL, the schema and the OpenAPI document, each answering 200", async () => {
+    expect(await links(server)).toEqual({ "/graphql": 200, "/graphql/schema.graphql": 200, "/v1/openapi.json": 200 });
+  });
+
+  describe("in production", needs(REQUIREMENTS.postgres), () => {
+    let production: TestServer;
+    beforeAll(async () => {
+      production = await startServer({ env: PRODUCTION_ENV });
+    });
+    afterAll(() => production?.stop());
+
+    it("the OpenAPI document only: GraphiQL is off and the schema unpublished (introspection off), and no page names them", async () => {
+      expect(await links(production)).toEqual({ "/v1/openapi.json": 200 });
+      expect((await fetch(`${production.url}/graphql/schema.graphql`)).status).toBe(404);
+      const document = await (await fetch(`${production.url}/v1/openapi.json`)).text();
+      expect(document).not.toContain("/graphql/schema.graphql");
+    });
+
+    it("the OpenAPI document says what a sandbox helper answers with the sandbox off: it lists none, and each is 404", async () => {
+      const document = await (await fetch(`${production.url}/v1/openapi.json`)).json();
+      expect(Object.keys(document.paths).filter((path) => path.startsWith("/v1/sandbox/"))).toEqual([]);
+      expect(JSON.stringify(document)).not.toMatch(/sandbox (helper )?with the sandbox off|SANDBOX is off/i);
+      const tenant = await newTenant(production);
+      const helper = await fetch(`${production.url}/v1/sandbox/deposits`, { method: "POST", headers: { ...tenant.headers, "content-type": "application/json" }, body: "{}" });
+      expect(helper.status).toBe(404);
+    });
   });
 });
 
@@ -66,8 +140,8 @@ describe("the developer pages in headless Chromium", needs(REQUIREMENTS.chromium
     const introspection = await page.waitForResponse((response) => response.url() === `${origin}/graphql` && response.request().method() === "POST", { timeout: 20_000 });
     expect(introspection.status()).toBe(200);
     expect(await introspection.text()).toContain('"__schema"');
-    // The query editor (Monaco, run in the page's own blob: workers) shows GraphiQL's welcome text.
-    await page.locator(".graphiql-query-editor").getByText("Welcome to Fintech Platform API").first().waitFor({ timeout: 20_000 });
+    // The query editor (Monaco, run in the page's own blob: workers) shows the example query.
+    await page.locator(".graphiql-query-editor").getByText("FirstUsers").first().waitFor({ timeout: 20_000 });
     await page.waitForLoadState("networkidle");
 
     expect(await page.title()).toBe("Fintech Platform API");

@@ -11,6 +11,8 @@ const HTTP_WIRING = [/^app\.ts$/, /^developer\//, /^http\//, /^webhooks\/router\
 let imports: Record<string, string[]>;
 /** Imports madge could not resolve to a file: packages' subpaths, or a broken relative import. */
 let unresolved: string[];
+/** Chains of modules that import each other in a circle (type-only imports count: they tie the modules' designs together). */
+let cycles: string[][];
 
 beforeAll(async () => {
   const graph = await madge(fileURLToPath(new URL("../src", import.meta.url)), {
@@ -20,6 +22,7 @@ beforeAll(async () => {
   });
   imports = graph.obj();
   unresolved = graph.warnings().skipped;
+  cycles = graph.circular();
 });
 
 describe("layers point one way", () => {
@@ -28,6 +31,10 @@ describe("layers point one way", () => {
       .filter(([module]) => !REST.test(module) && !HTTP_WIRING.some((wiring) => wiring.test(module)))
       .flatMap(([module, targets]) => targets.filter((target) => REST.test(target)).map((target) => `${module} → ${target}`));
     expect(upward).toEqual([]);
+  });
+
+  it("no import cycle anywhere in src (the generated Prisma client aside): each module's imports point one way", () => {
+    expect(cycles.map((cycle) => cycle.join(" → "))).toEqual([]);
   });
 
   it("sees every import inside src, so none escapes the rule", () => {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compileErrors, dereference, validate } from "@readme/openapi-parser";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { getOperationAST } from "graphql";
 import openapiTS, { astToString } from "openapi-typescript";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +15,7 @@ import { NETWORK_NAMES } from "../src/providers/chains.js";
 import { routes, sandboxRoutes } from "../src/rest/routes/index.js";
 import type { OpenApiDocument } from "../src/rest/openapi.js";
 import type { Route } from "../src/rest/route.js";
-import { rest } from "./support/http.js";
+import { createUser, rest, userInput } from "./support/http.js";
 import { newTenant, startServer, type TestServer } from "./support/server.js";
 import { bankWithdrawalBody, fundedUser } from "./support/withdrawals.js";
 
@@ -78,14 +79,14 @@ describe("GET /v1/openapi.json", () => {
     }
   });
 
-  it("documents the contract's error bodies: {message} for the key revoke 404, {error, details} for withdrawal failures", () => {
+  it("documents the contract's error bodies: {message} for the key revoke 404, {error, details} for withdrawal failures, each with code and requestId", () => {
     const errorBody = (path: string, method: "delete" | "post", status: string) =>
-      resolved.paths[path][method]!.responses[status].content["application/json"].schema;
-    expect(errorBody("/v1/api-keys/{keyId}", "delete", "404")).toMatchObject({ required: ["message"] });
+      (resolved.paths[path][method]!.responses[status].content["application/json"].schema as { allOf: Schema[] }).allOf[0];
+    expect(errorBody("/v1/api-keys/{keyId}", "delete", "404")).toMatchObject({ required: ["message", "code", "requestId"] });
     expect(errorBody("/v1/withdrawal/{currency}", "post", "500")).toMatchObject({
-      properties: { error: { type: "string" }, details: { type: "string" } },
+      properties: { error: { type: "string" }, details: { anyOf: [{ type: "string" }, { type: "object" }] }, param: { type: "string" } },
     });
-    expect(errorBody("/v1/user", "post", "400")).toMatchObject({ required: ["error"] });
+    expect(errorBody("/v1/user", "post", "400")).toMatchObject({ required: ["error", "code", "requestId"] });
   });
 
   it("offers the x-api-key and x-client-auth schemes (and providers' signature), and needs none only to request and verify a code", () => {
@@ -146,6 +147,49 @@ describe("GET /v1/openapi.json", () => {
       expect(undocumentedKeys(res.body, schema), `${method} ${route.path}`).toEqual([]);
     }
   });
+
+  it("describes the errors the server really gives: each body matches its operation's error schema, its code in that response's enum", async () => {
+    const tenant = await newTenant(server);
+    const userId = await createUser(server, tenant, { externalId: `ext-${crypto.randomUUID()}` });
+    const externalId = (await rest(server, "GET", `/v1/user/${userId}`, { headers: tenant.headers })).body.externalId;
+    const key = "retry-1";
+    await rest(server, "POST", "/v1/wallet", { headers: { ...tenant.headers, "idempotency-key": key }, body: { userId } });
+    const calls: { method: Route["method"]; url: string; headers?: Record<string, string>; body?: unknown; rawBody?: string; status: number }[] = [
+      { method: "POST", url: "/v1/user", body: {}, status: 400 },
+      { method: "GET", url: "/v1/user", headers: { "x-api-key": "fpk_unknown" }, status: 401 },
+      { method: "GET", url: `/v1/user/${crypto.randomUUID()}`, status: 404 },
+      { method: "POST", url: "/v1/user", body: userInput({ externalId }), status: 409 },
+      { method: "DELETE", url: `/v1/api-keys/${crypto.randomUUID()}`, status: 404 },
+      { method: "POST", url: "/v1/wallet", headers: { "idempotency-key": key }, body: { userId: crypto.randomUUID() }, status: 422 },
+      { method: "POST", url: "/v1/user", headers: { "content-type": "text/plain" }, rawBody: "x", status: 415 },
+      { method: "POST", url: "/v1/conversion", body: { userId, from: "USD", to: "EUR", amount: 10 }, status: 400 },
+      { method: "POST", url: "/v1/withdrawal/usd", body: bankWithdrawalBody(userId, "USD", 5), status: 500 },
+    ];
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    for (const { method, url, headers, body, rawBody, status } of calls) {
+      const res = await rest(server, method, url, { headers: { ...tenant.headers, ...headers }, body, rawBody });
+      expect(res.status, `${method} ${url}: ${JSON.stringify(res.body)}`).toBe(status);
+      const route = routeFor(method, url);
+      const operation = resolved.paths[route.path.replace(/:(\w+)/g, "{$1}")][method.toLowerCase() as "get"]!;
+      const schema = operation.responses[String(status)]?.content["application/json"].schema;
+      expect(schema, `${method} ${route.path} documents no ${status}`).toBeDefined();
+      expect(ajv.validate(schema, res.body), `${method} ${url}: ${ajv.errorsText()} in ${JSON.stringify(res.body)}`).toBe(true);
+      expect(undocumentedKeys(res.body, schema), `${method} ${route.path}`).toEqual([]);
+    }
+  });
+
+  it("narrows each error response's code to the codes its operation can answer with that status", () => {
+    const codesAt = (path: string, method: "get" | "post", status: string) =>
+      ((resolved.paths[path][method]!.responses[status].content["application/json"].schema as { allOf: Schema[] }).allOf.at(-1)!.properties!.code as { enum: string[] }).enum;
+    expect(codesAt("/v1/conversion", "post", "400")!.sort()).toEqual(["BAD_USER_INPUT", "INSUFFICIENT_FUNDS"]);
+    // The contract's legacy 500 for a withdrawal the balance does not cover.
+    expect(codesAt("/v1/withdrawal/{currency}", "post", "400")).toEqual(["BAD_USER_INPUT"]);
+    expect(codesAt("/v1/withdrawal/{currency}", "post", "500")!.sort()).toEqual(["INSUFFICIENT_FUNDS", "INTERNAL"]);
+    expect(codesAt("/v1/user", "post", "400")).toEqual(["BAD_USER_INPUT"]);
+    expect(codesAt("/v1/user", "post", "409")).toEqual(["CONFLICT"]);
+    expect(resolved.paths["/v1/user"].get!.responses["409"]).toBeUndefined();
+    expect(resolved.paths["/v1/user"].get!.responses["403"]).toBeDefined();
+  });
 });
 
 type Operation = OpenApiDocument["paths"][string]["get"] & {};
@@ -161,6 +205,20 @@ describe("the OpenAPI document, as client generators read it", () => {
     expect(body("/v1/user", "post").requestBody!.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/CreateUserRequest" });
     expect(body("/v1/user/{userId}", "get").responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/User" });
     expect(body("/v1/transactions/deposits/{userId}", "get").responses["200"].content["application/json"].schema).toEqual({ type: "array", items: { $ref: "#/components/schemas/Deposit" } });
+  });
+
+  it("names each operation after the GraphQL operation its route runs (SDK method names), unique across the document", () => {
+    const ids = operations(document).map(({ operation }) => operation.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const route of [...routes, ...sandboxRoutes]) {
+      const name = getOperationAST(route.operation)?.name?.value;
+      expect(name, `${route.method} ${route.path}: an unnamed GraphQL operation`).toBeDefined();
+      const operation = document.paths[route.path.replace(/:(\w+)/g, "{$1}")][route.method.toLowerCase() as "get"]!;
+      expect(operation.operationId).toBe(name!.charAt(0).toLowerCase() + name!.slice(1));
+    }
+    const id = (path: string, method: "get" | "post" | "patch") => document.paths[path][method]!.operationId;
+    expect([id("/v1/user", "get"), id("/v1/user/{userId}", "get"), id("/v1/user", "post"), id("/v1/user/{userId}", "patch")]).toEqual(["listUsers", "getUser", "createUser", "updateUser"]);
+    expect(id("/v1/webhooks/{provider}", "post")).toBe("receiveProviderEvent");
   });
 
   it("gives closed sets in requests as enums: currencies, networks, event types", () => {
@@ -253,6 +311,17 @@ export async function createUser(baseUrl: string, apiKey: string, body: NewUser)
   return created;
 }
 
+/** The error bodies of an operation, as openapi-fetch types \`error\`: the JSON of every non-2xx response. */
+type ErrorOf<Op extends { responses: object }> = {
+  [Status in keyof Op["responses"]]: Status extends 200 | 201 | 204 ? never : Op["responses"][Status] extends { content: { "application/json": infer Body } } ? Body : never;
+}[keyof Op["responses"]];
+declare const r: { data?: components["schemas"]["User"]; error?: ErrorOf<CreateUser> };
+export const code = r.error?.code;
+export const handled = r.error && (r.error.code === "CONFLICT" ? r.error.details?.id : r.error.code === "BAD_USER_INPUT" ? r.error.param : r.error.requestId);
+export const message = r.error && ("error" in r.error ? r.error.error : undefined);
+// @ts-expect-error creating a user never answers INSUFFICIENT_FUNDS
+export const impossible = r.error?.code === "INSUFFICIENT_FUNDS";
+
 export const call = () => createUser("http://localhost:4000", "fpk_…", { email: "ada@example.com", firstName: "Ada", lastName: "Lovelace", phoneNumber: "+14155552671", dob: "1990-05-17" });
 export const email = async () => (await call()).email.toLowerCase();
 export const ngn: VirtualAccountCurrency = "NGN";
@@ -283,10 +352,13 @@ function routeFor(method: string, path: string): Route {
   return route;
 }
 
-type Schema = { type?: string; properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[]; oneOf?: Schema[]; additionalProperties?: unknown };
+type Schema = { type?: string; properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[]; oneOf?: Schema[]; allOf?: Schema[]; additionalProperties?: unknown };
 
-/** The alternatives a schema allows, unions of unions flattened. */
-const shapesOf = (schema: Schema): Schema[] => (schema.anyOf || schema.oneOf ? [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].flatMap(shapesOf) : [schema]);
+/** The alternatives a schema allows, unions of unions flattened, and the parts of an `allOf` as one object. */
+const shapesOf = (schema: Schema): Schema[] => {
+  if (schema.allOf) return [{ type: "object", properties: Object.assign({}, ...schema.allOf.flatMap(shapesOf).map((part) => part.properties)) }];
+  return schema.anyOf || schema.oneOf ? [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].flatMap(shapesOf) : [schema];
+};
 
 /** Keys of a body (and of its nested objects) that its documented schema does not name. */
 function undocumentedKeys(body: unknown, schema: Schema, at = ""): string[] {

@@ -8,7 +8,7 @@ import { createUser, errorCodes, gql, rest } from "./support/http.js";
 import { ACTIVITY_EVENT_TYPES, everyKindOfActivity, waitForEvents, type FeedEvent } from "./support/events.js";
 import { startReceiver, type Receiver, type Reply } from "./support/webhook-receiver.js";
 import { isNonPublicAddress } from "../src/webhook-endpoints/url-policy.js";
-import type { ResolveHost } from "../src/webhook-endpoints/sender.js";
+import type { ResolveHost } from "../src/webhook-endpoints/resolve-host.js";
 import { DeliveryWorker } from "../src/webhook-endpoints/worker.js";
 import { createLogger } from "../src/logger.js";
 import { MAX_PENDING_PER_ENDPOINT } from "../src/webhook-endpoints/limits.js";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { isIP } from "node:net";
-import type { AuthenticatedClient } from "../auth/service.js";
+import type { AuthenticatedClient } from "../auth/authenticated-client.js";
 import type { Sql } from "../db/sql.js";
 import { AppError, badInput, ERROR_CODES, type ErrorCode } from "../errors.js";
 import type { PrismaClient } from "../generated/prisma/client.js";

@@ -1,7 +1,7 @@
 import { hash } from "node:crypto";
 import type { Logger } from "../logger.js";
 import type { CredentialRevokedEvent, Events } from "../pubsub/events.js";
-import type { AuthenticatedClient } from "./service.js";
+import type { AuthenticatedClient } from "./authenticated-client.js";
 
 /** The longest an instance may trust a verification it made (SPEC §3): a revocation it missed still lands within this. */
 export const MAX_CREDENTIAL_CACHE_MS = 1000;

@@ -1,5 +1,6 @@
 import type { Logger } from "../logger.js";
-import type { AuthenticatedClient, AuthService } from "./service.js";
+import type { AuthenticatedClient } from "./authenticated-client.js";
+import type { AuthService } from "./service.js";
 
 /** How often live credentials are re-checked: a revocation or logout on any instance is seen within this. */
 const SWEEP_INTERVAL_MS = 500;

@@ -8,25 +8,12 @@ import type { Mailer } from "../providers/mailer.js";
 import { email, parseInput } from "../validation.js";
 import { AddressAllowlist } from "../keys/allowed-ips.js";
 import type { ApiKeyService } from "../keys/service.js";
+import type { AuthenticatedClient } from "./authenticated-client.js";
 import type { CredentialCache } from "./credential-cache.js";
 import type { Credentials } from "./credentials.js";
-import type { Permissions } from "./permissions.js";
 import { SessionTokens } from "./jwt.js";
 import { assertMayRequestCode, assertMayVerify, OTP_MAX_ATTEMPTS, OTP_TTL_MS, OTP_WINDOW_MS, type RecentCode } from "./otp-limits.js";
 
-/** A verified caller: its client, and the credential it presented (live streams end when that credential does). */
-export type AuthenticatedClient = {
-  clientId: string;
-  method: "API_KEY" | "JWT";
-  /** The API key's id, or the session's id (the JWT's `jti`). */
-  credentialId: string;
-  /** When the credential stops being valid by itself: a session's end, a rolled or expiring key's expiresAt. */
-  expiresAt?: Date;
-  /** The only addresses the credential may be used from (an API key with allowedIps). */
-  allowedIps?: AddressAllowlist;
-  /** A restricted key's grants (SPEC §13); null for a full key and for a session, which may do all its client can. */
-  permissions: Permissions | null;
-};
 
 export const OtpRequest = z.object({
   email,

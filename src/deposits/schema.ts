@@ -5,7 +5,7 @@ import { clientIdOf, requireSandbox } from "../graphql/context.js";
 import { CurrencyEnum } from "../ledger/currency-schema.js";
 import { CONNECTION_LIMITS, CONNECTION_SIZES } from "../ledger/schema.js";
 import { NEWEST_FIRST_RECORDS, newestFirstPage } from "../ledger/service.js";
-import { DEPOSIT_STATUSES, type DepositStatus } from "./service.js";
+import { DEPOSIT_STATUSES, type DepositStatus } from "./types.js";
 
 const DepositStatusEnum = builder.enumType("DepositStatus", { values: DEPOSIT_STATUSES });
 

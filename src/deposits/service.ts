@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import type { Decimal } from "decimal.js";
 import type { Deposit, Prisma, PrismaClient } from "../generated/prisma/client.js";
 import type { Sql } from "../db/sql.js";
 import { AppError, notFound } from "../errors.js";
@@ -12,26 +11,7 @@ import { requireUuid } from "../validation.js";
 import { RecentDeposits } from "./recent.js";
 import { depositById, depositExists, dueDeposits, insertDeposit, moveDeposit } from "./records.js";
 import type { DepositSettlement } from "./settlement.js";
-
-export const DEPOSIT_STATUS = { PENDING: "PENDING", COMPLETED: "COMPLETED", FAILED: "FAILED" } as const;
-export type DepositStatus = keyof typeof DEPOSIT_STATUS;
-export const DEPOSIT_STATUSES = Object.values(DEPOSIT_STATUS);
-
-/** A deposit as a provider reports it: who it is for, what arrived, and where. */
-export type IncomingDeposit = {
-  provider: string;
-  /** The provider's reference of the incoming payment (on-chain: the transfer's event reference). */
-  eventId: string;
-  clientId: string;
-  userId: string;
-  amount: Decimal;
-  currency: string;
-  virtualAccountId?: string;
-  paymentReference?: string;
-  tokenAddress?: string;
-  transactionHash?: string;
-  chainId?: number;
-};
+import { DEPOSIT_STATUS, type IncomingDeposit } from "./types.js";
 
 type Deps = {
   prisma: PrismaClient;

@@ -3,18 +3,17 @@ import { printedSchema } from "../graphql/printed-schema.js";
 import { openApiDocument } from "../rest/openapi.js";
 import type { Route } from "../rest/route.js";
 import { webhookEndpoint } from "../webhooks/router.js";
-import { referencePage } from "./reference-page.js";
-
-export const OPENAPI_PATH = "/v1/openapi.json";
+import { OPENAPI_PATH, PRINTED_SCHEMA_PATH, referencePage } from "./reference-page.js";
 
 /**
  * What an integrator reads: the OpenAPI document, its reference page, and the printed GraphQL schema
- * (only while introspection is on: with it off, the schema is not published here either).
+ * (only while introspection is on: with it off, as in production, the schema is not published, here
+ * or by a link). The reference page links only to what is served (GraphiQL is off in production).
  */
-export function mountDeveloperPages(app: Express, routes: readonly Route[], options: { introspection: boolean }) {
-  const document = JSON.stringify(openApiDocument([...routes, webhookEndpoint]));
+export function mountDeveloperPages(app: Express, routes: readonly Route[], options: { introspection: boolean; graphiql: boolean }) {
+  const document = JSON.stringify(openApiDocument([...routes, webhookEndpoint], { schemaPublished: options.introspection }));
   const sdl = printedSchema();
   app.get(OPENAPI_PATH, (_req, res) => void res.type("application/json").send(document));
-  if (options.introspection) app.get("/graphql/schema.graphql", (_req, res) => void res.type("text/plain").send(sdl));
-  app.use("/docs", referencePage());
+  if (options.introspection) app.get(PRINTED_SCHEMA_PATH, (_req, res) => void res.type("text/plain").send(sdl));
+  app.use("/docs", referencePage({ graphiql: options.graphiql, schema: options.introspection }));
 }

@@ -1,6 +1,6 @@
 import { AppError } from "../errors.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
-import type { AuthenticatedClient } from "../auth/service.js";
+import type { AuthenticatedClient } from "../auth/authenticated-client.js";
 import type { RequestInfo } from "../pipeline/request-info.js";
 import type { Services } from "../services.js";
 

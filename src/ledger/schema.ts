@@ -1,4 +1,4 @@
-import { DEPOSIT_STATUS } from "../deposits/service.js";
+import { DEPOSIT_STATUS } from "../deposits/types.js";
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
 import { checkIdCursors } from "../graphql/cursors.js";

@@ -3,7 +3,7 @@ import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import type { BusinessMetrics } from "../metrics/metrics.js";
 import type { Sql } from "../db/sql.js";
 import { pageArgs, parseInput } from "../validation.js";
-import { DEPOSIT_STATUS } from "../deposits/service.js";
+import { DEPOSIT_STATUS } from "../deposits/types.js";
 import { AccountIds } from "./account-ids.js";
 import { threeBalances, type ThreeBalances } from "./balances.js";
 import { Exact } from "./amount.js";

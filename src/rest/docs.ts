@@ -1,6 +1,5 @@
 import { z } from "zod";
 import type { ErrorCode } from "../errors.js";
-import type { Route } from "./route.js";
 
 /**
  * What the OpenAPI document says about one route (src/rest/openapi.ts). Schemas are zod, rendered
@@ -23,7 +22,7 @@ export type RouteDocs = {
   query?: z.ZodObject;
   body?: z.ZodType;
   response: z.ZodType;
-  /** Errors beyond those every route may answer (400 bad input, 401, 429). */
+  /** Errors beyond those every route may answer (400 bad input, 401, 403 for an API key, 429, 500, 503). */
   errors?: ErrorCode[];
   /**
    * One exchange as a client sees it: the body it sends (when the route takes one) and the success
@@ -31,10 +30,6 @@ export type RouteDocs = {
    */
   example: { body?: unknown; response: unknown };
 };
-
-/** A documented endpoint: a REST route, or another /v1 path (the provider webhooks) declared in the same terms. */
-/** `operation`: the GraphQL operation a route runs, whose needed permissions (SPEC §13) the document lists. */
-export type DocumentedEndpoint = Pick<Route, "method" | "path" | "status" | "errors" | "docs"> & { operation?: Route["operation"] };
 
 /**
  * A schema under its name in the document's `components.schemas`, where generated clients find it as

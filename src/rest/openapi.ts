@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ERROR_CODES, type ErrorCode } from "../errors.js";
-import type { DocumentedEndpoint } from "./docs.js";
+import type { DocumentedEndpoint } from "./route.js";
 import { schema } from "../graphql/schema.js";
 import { selectedOperation } from "../pipeline/operations.js";
 import { permissionsNeeded } from "../pipeline/permissions.js";
@@ -42,7 +42,7 @@ export type OpenApiDocument = {
 const ERROR_MEANINGS: Record<ErrorCode, string> = {
   BAD_USER_INPUT: "invalid input: the message names the field",
   UNAUTHENTICATED: "missing, unknown, revoked or expired credentials",
-  FORBIDDEN: "not allowed: the API key lacks the permission the message names (`resource:level`), or a sandbox helper with the sandbox off",
+  FORBIDDEN: "not allowed: the API key lacks the permission the message names (`resource:level`), or is used from an address outside its allowlist",
   NOT_FOUND: "unknown resource, or one of another client",
   METHOD_NOT_ALLOWED: "the path does not take this method",
   CONFLICT: "the resource's state does not allow it, a user's externalId is another user's (`details.id` names that user), or a request with this Idempotency-Key is still running",
@@ -57,7 +57,7 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
 };
 
 /** Errors any route may answer. */
-const COMMON_ERRORS: ErrorCode[] = ["BAD_USER_INPUT", "RATE_LIMITED", "SERVICE_UNAVAILABLE"];
+const COMMON_ERRORS: ErrorCode[] = ["BAD_USER_INPUT", "RATE_LIMITED", "SERVICE_UNAVAILABLE", "INTERNAL"];
 /** Errors the Idempotency-Key adds to every write. */
 const WRITE_ERRORS: ErrorCode[] = ["CONFLICT", "IDEMPOTENCY_MISMATCH"];
 
@@ -69,26 +69,41 @@ const SECURITY: Record<NonNullable<DocumentedEndpoint["docs"]["auth"]>, Security
   signature: [{ webhookSignature: [] }],
 };
 
-/** The error bodies: `{error}` (with `details` where the error has them), a 409's that may name the record in the way, and the contract's `{message}` of the key revoke 404. */
-const ERROR_SCHEMAS: Record<string, JsonSchema> = {
-  Error: {
-    type: "object",
-    properties: { error: { type: "string", description: "what went wrong; a 400 names the field" }, details: { type: "string" } },
-    required: ["error"],
-  },
-  ConflictError: {
+/**
+ * The fields of every error body (src/rest/respond.ts): the message under `error` (or `message`, where
+ * the contract says so), the machine-readable `code`, the `requestId` to quote to support, and `details`
+ * and `param` when the error has them. Each response narrows `code` to the codes its operation can
+ * answer with that status (`errorResponses`).
+ */
+function errorBody(messageField: "error" | "message", details: JsonSchema): JsonSchema {
+  return {
     type: "object",
     properties: {
-      error: { type: "string" },
-      details: {
-        type: "object",
-        description: "the record in the way: a user's externalId already taken names that user",
-        properties: { id: { type: "string" } },
-      },
+      [messageField]: { type: "string", description: "what went wrong; a 400 names the field" },
+      code: { $ref: "#/components/schemas/ErrorCode" },
+      requestId: { type: "string", description: "this request's id (also the x-request-id header): quote it to support" },
+      details,
+      param: { type: "string", description: "the input field at fault, when the error names one" },
     },
-    required: ["error"],
-  },
-  MessageError: { type: "object", properties: { message: { type: "string" }, details: { type: "string" } }, required: ["message"] },
+    required: [messageField, "code", "requestId"],
+  };
+}
+
+const TEXT_OR_FIELDS: JsonSchema = {
+  description: "more about what happened: text, or a small object naming what the error is about",
+  anyOf: [{ type: "string" }, { type: "object", additionalProperties: { type: "string" } }],
+};
+
+/** The error bodies: `{error}`, a 409's that may name the record in the way, and the contract's `{message}` of the key revoke 404. */
+const ERROR_SCHEMAS: Record<string, JsonSchema> = {
+  ErrorCode: { type: "string", enum: Object.keys(ERROR_CODES), description: "what kind of error it is, for a program to act on (the message is for people)" },
+  Error: errorBody("error", TEXT_OR_FIELDS),
+  ConflictError: errorBody("error", {
+    type: "object",
+    description: "the record in the way: a user's externalId already taken names that user",
+    properties: { id: { type: "string" } },
+  }),
+  MessageError: errorBody("message", TEXT_OR_FIELDS),
 };
 
 /**
@@ -96,9 +111,12 @@ const ERROR_SCHEMAS: Record<string, JsonSchema> = {
  * document. Schemas named with `named` (src/rest/docs.ts) are written once, under
  * `components.schemas`, and referred to wherever they appear.
  */
-export function openApiDocument(routes: readonly DocumentedEndpoint[]): OpenApiDocument {
+export function openApiDocument(routes: readonly DocumentedEndpoint[], options: { schemaPublished: boolean }): OpenApiDocument {
   const schemas = new NamedSchemas();
   const paths: OpenApiDocument["paths"] = {};
+  const ids = routes.map(operationId);
+  const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (repeated) throw new Error(`Two endpoints have the operationId ${repeated}: name their GraphQL operations apart`);
   for (const route of routes) {
     const path = route.path.replace(/:(\w+)/g, "{$1}");
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route, schemas) };
@@ -109,8 +127,9 @@ export function openApiDocument(routes: readonly DocumentedEndpoint[]): OpenApiD
       title: "Fintech Platform API",
       version: "v1",
       description:
-        "The /v1 REST surface. Every path runs a GraphQL operation of the schema served at /graphql " +
-        "(printed at /graphql/schema.graphql). Money is a JSON number here and an exact decimal string in GraphQL. " +
+        "The /v1 REST surface. Every path runs a GraphQL operation of the schema served at /graphql" +
+        (options.schemaPublished ? " (printed at /graphql/schema.graphql). " : ". ") +
+        "Money is a JSON number here and an exact decimal string in GraphQL. " +
         "Codes (currencies, networks) are accepted in any case.",
     },
     // Relative: the server that serves this document (its paths start with /v1).
@@ -166,23 +185,24 @@ function operation(route: DocumentedEndpoint, schemas: NamedSchemas): Operation 
       ...errorResponses(route, [
         ...COMMON_ERRORS,
         ...(auth === "public" ? [] : (["UNAUTHENTICATED"] as const)),
+        // An API key used from outside its allowlist, or without a permission the operation needs.
+        ...(auth === "credentials" || permissions.length ? (["FORBIDDEN"] as const) : []),
         ...(writes ? WRITE_ERRORS : []),
-        ...(docs.body ? (["UNSUPPORTED_MEDIA_TYPE"] as const) : []),
-        ...(permissions.length ? (["FORBIDDEN"] as const) : []),
+        ...(docs.body ? (["UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE"] as const) : []),
         ...(docs.errors ?? []),
       ]),
     },
   };
 }
 
-/** `GET /v1/user/:userId` → `getUserByUserId`: unique because method and path are. */
+/**
+ * The name of the GraphQL operation the route runs, as an SDK method name: `query ListUsers` →
+ * `listUsers`, `mutation CreateUser` → `createUser`. An endpoint that runs none names its own.
+ */
 function operationId(route: DocumentedEndpoint): string {
-  const words = route.path
-    .split("/")
-    .slice(2)
-    .map((segment) => (segment.startsWith(":") ? `by-${segment.slice(1)}` : segment))
-    .flatMap((segment) => segment.split(/[-_]/));
-  return [route.method.toLowerCase(), ...words.map((word) => word.charAt(0).toUpperCase() + word.slice(1))].join("");
+  const name = route.operation ? selectedOperation(route.operation, undefined)?.name?.value : route.operationId;
+  if (!name) throw new Error(`${route.method} ${route.path}: its GraphQL operation needs a name (the document's operationId)`);
+  return name.charAt(0).toLowerCase() + name.slice(1);
 }
 
 function pathParameters(route: DocumentedEndpoint, schemas: NamedSchemas): Parameter[] {
@@ -223,23 +243,33 @@ const IDEMPOTENCY_KEY: Parameter = {
 
 /**
  * One response per status. The body follows the route's overrides of the contract: `{error}` by
- * default, `{message}` where the contract says so (the key revoke 404), with `details` when the error has them.
+ * default, `{message}` where the contract says so (the key revoke 404); its `code` is one of the codes
+ * the operation answers with that status, so a generated client can switch on it.
  */
 function errorResponses(route: DocumentedEndpoint, codes: readonly ErrorCode[]): Record<string, Response> {
-  const byStatus = new Map<number, { meanings: string[]; field: string }>();
+  const byStatus = new Map<number, { codes: ErrorCode[]; field: string }>();
   for (const code of new Set(codes)) {
     const override = route.errors?.[code] ?? {};
     const status = override.status ?? ERROR_CODES[code];
-    const entry = byStatus.get(status) ?? { meanings: [], field: override.field ?? "error" };
-    entry.meanings.push(ERROR_MEANINGS[code]);
+    const entry = byStatus.get(status) ?? { codes: [], field: override.field ?? "error" };
+    entry.codes.push(code);
     byStatus.set(status, entry);
   }
   return Object.fromEntries(
-    [...byStatus].map(([status, { meanings, field }]) => [
+    [...byStatus].map(([status, { codes, field }]) => [
       String(status),
       {
-        description: meanings.join("; "),
-        content: { "application/json": { schema: { $ref: `#/components/schemas/${errorSchemaName(field, status)}` } } },
+        description: codes.map((code) => ERROR_MEANINGS[code]).join("; "),
+        content: {
+          "application/json": {
+            schema: {
+              allOf: [
+                { $ref: `#/components/schemas/${errorSchemaName(field, status)}` },
+                { type: "object", properties: { code: { type: "string", enum: codes } }, required: ["code"] },
+              ],
+            },
+          },
+        },
       },
     ]),
   );

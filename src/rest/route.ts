@@ -42,6 +42,14 @@ export type Route<Data = unknown, Variables = Record<string, unknown>> = {
 };
 
 /**
+ * A documented endpoint: a REST route, or another /v1 path (the provider webhooks) declared in the
+ * same terms. `operation`: the GraphQL operation a route runs, whose needed permissions (SPEC §13)
+ * the document lists and whose name is its `operationId`; an endpoint that runs none gives its `operationId`.
+ */
+export type DocumentedEndpoint = Pick<Route, "method" | "path" | "status" | "errors" | "docs"> &
+  ({ operation: Route["operation"]; operationId?: never } | { operation?: never; operationId: string });
+
+/**
  * Declares a route, checking its variables and result against its operation's types. The table then
  * holds it as a plain `Route`: the router only ever hands an operation's data to that route's `result`.
  */

@@ -1,13 +1,8 @@
-import { lookup as dnsLookup } from "node:dns/promises";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
+import type { ResolveHost } from "./resolve-host.js";
 import { hostOf, isNonPublicAddress } from "./url-policy.js";
-
-/** Every address a name resolves to (the DNS is the external edge: tests pass their own). */
-export type ResolveHost = (hostname: string) => Promise<{ address: string; family: number }[]>;
-
-export const resolveWithDns: ResolveHost = (hostname) => dnsLookup(hostname, { all: true });
 
 export type SendOptions = {
   resolveHost: ResolveHost;

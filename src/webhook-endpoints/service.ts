@@ -8,7 +8,7 @@ import { newMetadata, metadataChanges, storedMetadata, type Metadata } from "../
 import { parseInput, requireUuid } from "../validation.js";
 import { newSecret, sealSecret } from "./secrets.js";
 import { admitEndpointUrl } from "./url-policy.js";
-import type { ResolveHost } from "./sender.js";
+import type { ResolveHost } from "./resolve-host.js";
 import { MAX_ENDPOINTS_PER_CLIENT, MAX_PENDING_PER_ENDPOINT } from "./limits.js";
 
 /** How long a rotated-out secret keeps signing alongside the new one. */

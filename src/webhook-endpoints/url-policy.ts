@@ -1,6 +1,6 @@
 import { BlockList, isIP } from "node:net";
 import { badInput } from "../errors.js";
-import type { ResolveHost } from "./sender.js";
+import type { ResolveHost } from "./resolve-host.js";
 
 const MAX_URL_LENGTH = 2048;
 

@@ -4,7 +4,8 @@ import type { PrismaClient } from "../generated/prisma/client.js";
 import type { EventIds } from "../events/ids.js";
 import type { Logger } from "../logger.js";
 import { openSecret, signatureHeader } from "./secrets.js";
-import { DestinationRefused, NoResponse, postWebhook, resolveWithDns, type ResolveHost } from "./sender.js";
+import { resolveWithDns, type ResolveHost } from "./resolve-host.js";
+import { DestinationRefused, NoResponse, postWebhook } from "./sender.js";
 
 export type DeliveryWorkerOptions = {
   prisma: PrismaClient;

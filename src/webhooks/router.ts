@@ -1,6 +1,6 @@
 import express, { type Express } from "express";
 import { z } from "zod";
-import type { DocumentedEndpoint } from "../rest/docs.js";
+import type { DocumentedEndpoint } from "../rest/route.js";
 import { PROVIDER_EVENT } from "./events.js";
 import type { RateLimits } from "../pipeline/rate-limits.js";
 import type { WebhookService } from "./service.js";
@@ -11,6 +11,7 @@ const WEBHOOK_PATH = "/v1/webhooks/:provider";
 export const webhookEndpoint: DocumentedEndpoint = {
   method: "POST",
   path: WEBHOOK_PATH,
+  operationId: "receiveProviderEvent",
   docs: {
     summary: "Provider events: a deposit received, completed or failed",
     description: "For banking providers and the on-chain watcher, not for clients. Each event id takes effect once; a repeat answers `duplicate: true`.",

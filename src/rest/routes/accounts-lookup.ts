@@ -24,7 +24,7 @@ export const accountLookupRoutes = [
   route({
     method: "GET",
     path: "/v1/accounts/:currency/:userId",
-    operation: graphql(`query ($userId: ID!, $currency: AccountBalanceCurrency!) {
+    operation: graphql(`query GetAccountBalance($userId: ID!, $currency: AccountBalanceCurrency!) {
       accountBalance(userId: $userId, currency: $currency) { currency balance posted pending available virtualAccount { ...VirtualAccountFields } }
     }`, [VirtualAccountFields]),
     variables: ({ params }) => ({ userId: params.userId, currency: code(params.currency) }),
@@ -47,7 +47,7 @@ export const balanceRoutes = [
   route({
     method: "GET",
     path: "/v1/balances/:userId",
-    operation: graphql(`query ($id: ID!) { user(id: $id) { id balances { currency posted pending available } } }`),
+    operation: graphql(`query GetUserBalances($id: ID!) { user(id: $id) { id balances { currency posted pending available } } }`),
     variables: ({ params }) => ({ id: params.userId }),
     result: ({ user }) => {
       const { id, balances } = found(user);

@@ -50,7 +50,7 @@ export const apiKeyRoutes = [
   route({
     method: "POST",
     path: "/v1/api-keys",
-    operation: graphql(`mutation ($input: CreateApiKeyInput) { createApiKey(input: $input) { ...CreatedApiKeyFields } }`, [CreatedApiKeyFields]),
+    operation: graphql(`mutation CreateApiKey($input: CreateApiKeyInput) { createApiKey(input: $input) { ...CreatedApiKeyFields } }`, [CreatedApiKeyFields]),
     variables: ({ body }) => ({
       input: { name: body.name, permissions: permissionsInput(body.permissions), expiresInHours: body.expiresInHours, allowedIps: body.allowedIps },
     }),
@@ -77,14 +77,14 @@ export const apiKeyRoutes = [
   route({
     method: "GET",
     path: "/v1/api-keys",
-    operation: graphql(`query { apiKeys { ...ApiKeyFields } }`, [ApiKeyFields]),
+    operation: graphql(`query ListApiKeys { apiKeys { ...ApiKeyFields } }`, [ApiKeyFields]),
     result: (data) => data.apiKeys.map(apiKeyBody),
     docs: { summary: "List the client's API keys", response: z.array(ApiKey), example: { response: [examples.apiKey] } },
   }),
   route({
     method: "POST",
     path: "/v1/api-keys/:keyId/roll",
-    operation: graphql(`mutation ($id: ID!, $expiresInHours: Float) { rollApiKey(id: $id, expiresInHours: $expiresInHours) { ...CreatedApiKeyFields } }`, [CreatedApiKeyFields]),
+    operation: graphql(`mutation RollApiKey($id: ID!, $expiresInHours: Float) { rollApiKey(id: $id, expiresInHours: $expiresInHours) { ...CreatedApiKeyFields } }`, [CreatedApiKeyFields]),
     variables: ({ params, body }) => ({ id: params.keyId, expiresInHours: body.expiresInHours }),
     result: (data) => apiKeyBody(data.rollApiKey),
     errors: { NOT_FOUND: { field: "message" } },
@@ -105,7 +105,7 @@ export const apiKeyRoutes = [
   route({
     method: "DELETE",
     path: "/v1/api-keys/:keyId",
-    operation: graphql(`mutation ($id: ID!) { revokeApiKey(id: $id) { ...ApiKeyFields } }`, [ApiKeyFields]),
+    operation: graphql(`mutation RevokeApiKey($id: ID!) { revokeApiKey(id: $id) { ...ApiKeyFields } }`, [ApiKeyFields]),
     variables: ({ params }) => ({ id: params.keyId }),
     result: (data) => ({ success: true, apiKey: apiKeyBody(data.revokeApiKey) }),
     errors: { NOT_FOUND: { field: "message" } },

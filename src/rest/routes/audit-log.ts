@@ -19,7 +19,7 @@ export const auditLogRoutes = [
   route({
     method: "GET",
     path: "/v1/audit-log",
-    operation: graphql(`query ($after: ID, $first: Int) {
+    operation: graphql(`query ListAuditLog($after: ID, $first: Int) {
       auditLog(after: $after, first: $first) {
         edges { node { id at actor { type id } operation targetIds requestId ip outcome } }
         pageInfo { hasNextPage }

@@ -8,9 +8,7 @@ import { doc, named } from "../docs.js";
 import { examples } from "../examples.js";
 import { code, found, integer, route } from "../route.js";
 
-const CREATE_CARD = graphql(`
-  mutation ($userId: ID!) { createVirtualCard(userId: $userId) { id userId providerId cardNumber cardCVV cardExpiry createdAt updatedAt } }
-`);
+const CardFields = graphql(`fragment CardFields on VirtualCard { id userId providerId cardNumber cardCVV cardExpiry createdAt updatedAt }`);
 const Card = named("Card", z.object({
   id: doc.id,
   userId: doc.id,
@@ -50,7 +48,7 @@ export const cardRoutes = [
   route({
     method: "GET",
     path: "/v1/virtual-cards/authorizations/:userId",
-    operation: graphql(`query ($id: ID!, $status: CardAuthorizationStatus, $first: Int, $after: String) {
+    operation: graphql(`query ListCardAuthorizations($id: ID!, $status: CardAuthorizationStatus, $first: Int, $after: String) {
       user(id: $id) { cardAuthorizations(status: $status, first: $first, after: $after) { edges { node { ...CardAuthorizationFields } } pageInfo { hasNextPage } } }
     }`, [CardAuthorizationFields]),
     variables: ({ params, query }) => ({ id: params.userId, status: code(query.status), first: integer(query.limit), after: idCursor(query.after) }),
@@ -74,7 +72,7 @@ export const cardRoutes = [
   route({
     method: "GET",
     path: "/v1/virtual-cards/transactions/:userId/:page",
-    operation: graphql(`query ($userId: ID!, $page: Int!) {
+    operation: graphql(`query ListCardTransactions($userId: ID!, $page: Int!) {
       cardTransactionsPage(userId: $userId, page: $page) {
         page pages total transactions { ...CardTransactionFields }
       }
@@ -93,7 +91,7 @@ export const cardRoutes = [
     // A write on a GET: the contract's GET creates the card when absent.
     method: "GET",
     path: "/v1/virtual-cards/:userId",
-    operation: CREATE_CARD,
+    operation: graphql(`mutation GetVirtualCard($userId: ID!) { createVirtualCard(userId: $userId) { ...CardFields } }`, [CardFields]),
     variables: ({ params }) => ({ userId: params.userId }),
     result: (data) => data.createVirtualCard,
     docs: {
@@ -107,7 +105,7 @@ export const cardRoutes = [
   route({
     method: "POST",
     path: "/v1/virtual-cards",
-    operation: CREATE_CARD,
+    operation: graphql(`mutation CreateVirtualCard($userId: ID!) { createVirtualCard(userId: $userId) { ...CardFields } }`, [CardFields]),
     variables: ({ body }) => ({ userId: body.userId }),
     result: (data) => data.createVirtualCard,
     docs: {

@@ -14,7 +14,7 @@ export const clientAuthRoutes = [
   route({
     method: "POST",
     path: "/v1/client-auth/otp",
-    operation: graphql(`mutation ($email: String!, $name: String) { requestOtp(email: $email, name: $name) { message expiresAt } }`),
+    operation: graphql(`mutation RequestOtp($email: String!, $name: String) { requestOtp(email: $email, name: $name) { message expiresAt } }`),
     variables: ({ body }) => ({ email: body.email, name: body.name }),
     result: (data) => data.requestOtp,
     docs: {
@@ -29,7 +29,7 @@ export const clientAuthRoutes = [
   route({
     method: "POST",
     path: "/v1/client-auth/verify",
-    operation: graphql(`mutation ($email: String!, $otp: String!) { verifyOtp(email: $email, otp: $otp) { token expiresAt client { ...ClientFields } } }`, [ClientFields]),
+    operation: graphql(`mutation VerifyOtp($email: String!, $otp: String!) { verifyOtp(email: $email, otp: $otp) { token expiresAt client { ...ClientFields } } }`, [ClientFields]),
     variables: ({ body }) => ({ email: body.email, otp: body.otp }),
     result: (data) => data.verifyOtp,
     docs: {
@@ -45,7 +45,7 @@ export const clientAuthRoutes = [
   route({
     method: "GET",
     path: "/v1/client-auth/status",
-    operation: graphql(`query { authStatus { authenticated client { ...ClientFields } expiresAt } }`, [ClientFields]),
+    operation: graphql(`query GetAuthStatus { authStatus { authenticated client { ...ClientFields } expiresAt } }`, [ClientFields]),
     result: (data) => data.authStatus,
     docs: {
       summary: "The session behind the x-client-auth token",
@@ -57,7 +57,7 @@ export const clientAuthRoutes = [
   route({
     method: "POST",
     path: "/v1/client-auth/logout",
-    operation: graphql(`mutation { logout { success } }`),
+    operation: graphql(`mutation Logout { logout { success } }`),
     result: (data) => data.logout,
     docs: { summary: "Revoke the session token on every instance", auth: "session", response: z.object({ success: z.boolean() }), example: { response: { success: true } } },
   }),

@@ -19,7 +19,7 @@ export const clientBalanceRoutes = [
   route({
     method: "GET",
     path: "/v1/balances",
-    operation: graphql(`query { clientBalances { currency posted pending available } }`),
+    operation: graphql(`query GetClientBalances { clientBalances { currency posted pending available } }`),
     result: (data) => ({ balances: data.clientBalances.map((balance) => withNumbers(balance, ["posted", "pending", "available"])) }),
     docs: {
       summary: "The client's revenue from developer fees, per currency",

@@ -22,7 +22,7 @@ export const conversionRoutes = [
   route({
     method: "GET",
     path: "/v1/conversion/quote",
-    operation: graphql(`query ($from: Currency!, $to: Currency!, $amount: Decimal!) {
+    operation: graphql(`query GetConversionQuote($from: Currency!, $to: Currency!, $amount: Decimal!) {
       conversionQuote(from: $from, to: $to, amount: $amount) { id from to amount rate fee convertedAmount expiresAt }
     }`),
     variables: ({ query }) => ({ from: code(query.from), to: code(query.to), amount: query.amount }),
@@ -37,7 +37,7 @@ export const conversionRoutes = [
   route({
     method: "POST",
     path: "/v1/conversion",
-    operation: graphql(`mutation ($input: CreateConversionInput!) {
+    operation: graphql(`mutation CreateConversion($input: CreateConversionInput!) {
       createConversion(input: $input) { ...ConversionFields }
     }`, [ConversionFields]),
     variables: ({ body }) => ({ input: { userId: body.userId, from: code(body.from), to: code(body.to), amount: body.amount, quoteId: body.quoteId } }),

@@ -24,7 +24,7 @@ export const depositRoutes = [
   route({
     method: "GET",
     path: "/v1/transactions/deposits/:userId",
-    operation: graphql(`query ($id: ID!, $page: Int, $limit: Int) { user(id: $id) { depositsPage(page: $page, limit: $limit) { ...DepositFields } } }`, [DepositFields]),
+    operation: graphql(`query ListDeposits($id: ID!, $page: Int, $limit: Int) { user(id: $id) { depositsPage(page: $page, limit: $limit) { ...DepositFields } } }`, [DepositFields]),
     variables: ({ params, query }) => ({ id: params.userId, page: integer(query.page), limit: integer(query.limit) }),
     result: (data) => found(data.user).depositsPage.map(depositBody),
     docs: {

@@ -17,7 +17,7 @@ export const eventRoutes = [
   route({
     method: "GET",
     path: "/v1/events",
-    operation: graphql(`query ($after: ID, $first: Int, $types: [String!]) {
+    operation: graphql(`query ListEvents($after: ID, $first: Int, $types: [String!]) {
       events(after: $after, first: $first, types: $types) { edges { node { ...EventFields } } pageInfo { hasNextPage } }
     }`, [EventFields]),
     variables: ({ query }) => ({ after: query.after, first: integer(query.limit), types: query.type === undefined ? undefined : [query.type].flat() }),
@@ -36,7 +36,7 @@ export const eventRoutes = [
   route({
     method: "GET",
     path: "/v1/events/cursor",
-    operation: graphql(`query { eventCursor }`),
+    operation: graphql(`query GetEventCursor { eventCursor }`),
     variables: () => ({}),
     result: (data) => ({ cursor: data.eventCursor }),
     docs: {
@@ -51,7 +51,7 @@ export const eventRoutes = [
   route({
     method: "GET",
     path: "/v1/events/:id",
-    operation: graphql(`query ($id: ID!) { event(id: $id) { ...EventFields } }`, [EventFields]),
+    operation: graphql(`query GetEvent($id: ID!) { event(id: $id) { ...EventFields } }`, [EventFields]),
     variables: ({ params }) => ({ id: params.id }),
     result: (data) => data.event,
     docs: { summary: "One event", params: { id: "the event's id" }, response: Event, errors: ["NOT_FOUND"], example: { response: examples.event } },

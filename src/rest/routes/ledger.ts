@@ -28,7 +28,7 @@ export const ledgerRoutes = [
   route({
     method: "GET",
     path: "/v1/transactions/ledger/:userId",
-    operation: graphql(`query ($id: ID!, $page: Int, $limit: Int) { user(id: $id) { ledgerPage(page: $page, limit: $limit) { ...LedgerEntryFields } } }`, [LedgerEntryFields]),
+    operation: graphql(`query ListLedgerEntries($id: ID!, $page: Int, $limit: Int) { user(id: $id) { ledgerPage(page: $page, limit: $limit) { ...LedgerEntryFields } } }`, [LedgerEntryFields]),
     variables: ({ params, query }) => ({ id: params.userId, page: integer(query.page), limit: integer(query.limit) }),
     result: (data) => found(data.user).ledgerPage.map(asContractEntry),
     docs: {
@@ -43,7 +43,7 @@ export const ledgerRoutes = [
   route({
     method: "GET",
     path: "/v1/transactions/ledger/:userId/verify",
-    operation: graphql(`query ($id: ID!) { user(id: $id) { ledgerVerification { valid chains { currency entries balance valid problems } } } }`),
+    operation: graphql(`query VerifyLedger($id: ID!) { user(id: $id) { ledgerVerification { valid chains { currency entries balance valid problems } } } }`),
     variables: ({ params }) => ({ id: params.userId }),
     result: ({ user }) => {
       const report = found(user).ledgerVerification;
@@ -63,7 +63,7 @@ export const ledgerRoutes = [
   route({
     method: "GET",
     path: "/v1/transactions",
-    operation: graphql(`query ($page: Int, $limit: Int) { transactionsPage(page: $page, limit: $limit) { page pages total transactions { ...LedgerEntryFields } } }`, [LedgerEntryFields]),
+    operation: graphql(`query ListTransactions($page: Int, $limit: Int) { transactionsPage(page: $page, limit: $limit) { page pages total transactions { ...LedgerEntryFields } } }`, [LedgerEntryFields]),
     variables: ({ query }) => ({ page: integer(query.page), limit: integer(query.limit) }),
     result: ({ transactionsPage: page }) => ({ ...page, transactions: page.transactions.map(asContractEntry) }),
     docs: {

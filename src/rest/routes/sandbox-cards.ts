@@ -15,7 +15,7 @@ export const sandboxCardRoutes = [
   route({
     method: "POST",
     path: "/v1/sandbox/card-transactions",
-    operation: graphql(`mutation ($input: SimulateCardTransactionInput!) {
+    operation: graphql(`mutation SimulateCardTransaction($input: SimulateCardTransactionInput!) {
       simulateCardTransaction(input: $input) { ...CardTransactionFields }
     }`, [CardTransactionFields]),
     variables: ({ body }) => ({ input: { userId: body.userId, amount: body.amount, description: body.description } }),
@@ -31,7 +31,7 @@ export const sandboxCardRoutes = [
   route({
     method: "POST",
     path: "/v1/sandbox/card-authorizations",
-    operation: graphql(`mutation ($input: SimulateCardAuthorizationInput!) {
+    operation: graphql(`mutation SimulateCardAuthorization($input: SimulateCardAuthorizationInput!) {
       simulateCardAuthorization(input: $input) { ...CardAuthorizationFields }
     }`, [CardAuthorizationFields]),
     variables: ({ body }) => ({ input: { userId: body.userId, amount: body.amount, merchant: body.merchant } }),
@@ -50,7 +50,7 @@ export const sandboxCardRoutes = [
   route({
     method: "POST",
     path: "/v1/sandbox/card-authorizations/:id/capture",
-    operation: graphql(`mutation ($id: ID!, $amount: Decimal) { captureCardAuthorization(id: $id, amount: $amount) { ...CardAuthorizationFields } }`, [
+    operation: graphql(`mutation CaptureCardAuthorization($id: ID!, $amount: Decimal) { captureCardAuthorization(id: $id, amount: $amount) { ...CardAuthorizationFields } }`, [
       CardAuthorizationFields,
     ]),
     variables: ({ params, body }) => ({ id: params.id, amount: body.amount }),
@@ -70,7 +70,7 @@ export const sandboxCardRoutes = [
   route({
     method: "POST",
     path: "/v1/sandbox/card-authorizations/:id/reverse",
-    operation: graphql(`mutation ($id: ID!) { reverseCardAuthorization(id: $id) { ...CardAuthorizationFields } }`, [CardAuthorizationFields]),
+    operation: graphql(`mutation ReverseCardAuthorization($id: ID!) { reverseCardAuthorization(id: $id) { ...CardAuthorizationFields } }`, [CardAuthorizationFields]),
     variables: ({ params }) => ({ id: params.id }),
     result: (data) => cardAuthorizationBody(data.reverseCardAuthorization),
     docs: {

@@ -12,7 +12,7 @@ export const sandboxDepositRoutes = [
   route({
     method: "POST",
     path: "/v1/sandbox/deposits",
-    operation: graphql(`mutation ($input: SimulateDepositInput!) { simulateDeposit(input: $input) { ...DepositFields } }`, [DepositFields]),
+    operation: graphql(`mutation SimulateDeposit($input: SimulateDepositInput!) { simulateDeposit(input: $input) { ...DepositFields } }`, [DepositFields]),
     variables: ({ body }) => ({ input: { userId: body.userId, currency: code(body.currency), amount: body.amount, chainId: body.chainId } }),
     result: (data) => depositBody(data.simulateDeposit),
     status: 201,
@@ -28,7 +28,7 @@ export const sandboxDepositRoutes = [
   route({
     method: "POST",
     path: "/v1/sandbox/deposits/:id/complete",
-    operation: graphql(`mutation ($id: ID!) { completeDeposit(id: $id) { ...DepositFields } }`, [DepositFields]),
+    operation: graphql(`mutation CompleteDeposit($id: ID!) { completeDeposit(id: $id) { ...DepositFields } }`, [DepositFields]),
     variables: ({ params }) => ({ id: params.id }),
     result: (data) => depositBody(data.completeDeposit),
     docs: {
@@ -42,7 +42,7 @@ export const sandboxDepositRoutes = [
   route({
     method: "POST",
     path: "/v1/sandbox/deposits/:id/fail",
-    operation: graphql(`mutation ($id: ID!, $reason: String) { failDeposit(id: $id, reason: $reason) { ...DepositFields } }`, [DepositFields]),
+    operation: graphql(`mutation FailDeposit($id: ID!, $reason: String) { failDeposit(id: $id, reason: $reason) { ...DepositFields } }`, [DepositFields]),
     variables: ({ params, body }) => ({ id: params.id, reason: body.reason }),
     result: (data) => depositBody(data.failDeposit),
     docs: {

@@ -26,7 +26,7 @@ export const usdcAccountRoutes = [
   route({
     method: "GET",
     path: "/v1/accounts/usdc/:userId",
-    operation: graphql(`query ($userId: ID!) { usdcAccounts(userId: $userId) { ...UsdcAccountFields } }`, [UsdcAccountFields]),
+    operation: graphql(`query ListUsdcAccounts($userId: ID!) { usdcAccounts(userId: $userId) { ...UsdcAccountFields } }`, [UsdcAccountFields]),
     variables: ({ params }) => ({ userId: params.userId }),
     result: (data) => data.usdcAccounts.map(asContractAccount),
     docs: {
@@ -40,7 +40,7 @@ export const usdcAccountRoutes = [
   route({
     method: "GET",
     path: "/v1/accounts/usdc/:userId/:chain",
-    operation: graphql(`query ($userId: ID!, $chain: Network!) { usdcAccount(userId: $userId, chain: $chain) { ...UsdcAccountFields } }`, [UsdcAccountFields]),
+    operation: graphql(`query GetUsdcAccount($userId: ID!, $chain: Network!) { usdcAccount(userId: $userId, chain: $chain) { ...UsdcAccountFields } }`, [UsdcAccountFields]),
     variables: ({ params }) => ({ userId: params.userId, chain: code(params.chain) }),
     result: (data) => asContractAccount(found(data.usdcAccount)),
     docs: {
@@ -54,7 +54,7 @@ export const usdcAccountRoutes = [
   route({
     method: "POST",
     path: "/v1/accounts/usdc/:userId",
-    operation: graphql(`mutation ($userId: ID!, $chainType: Network!) {
+    operation: graphql(`mutation CreateUsdcAccount($userId: ID!, $chainType: Network!) {
       createUsdcAccount(userId: $userId, chainType: $chainType) { ...UsdcAccountFields }
     }`, [UsdcAccountFields]),
     variables: ({ params, body }) => ({ userId: params.userId, chainType: code(body.chainType) }),

@@ -24,7 +24,7 @@ export const userRoutes = [
   route({
     method: "POST",
     path: "/v1/user",
-    operation: graphql(`mutation ($input: CreateUserInput!) { createUser(input: $input) { ...UserFields } }`, [UserFields]),
+    operation: graphql(`mutation CreateUser($input: CreateUserInput!) { createUser(input: $input) { ...UserFields } }`, [UserFields]),
     variables: ({ body }) => ({
       input: {
         email: body.email,
@@ -52,7 +52,7 @@ export const userRoutes = [
     method: "GET",
     path: "/v1/user",
     operation: graphql(
-      `query ($page: Int, $limit: Int, $externalId: String, $metadata: JSON) { users(page: $page, limit: $limit, externalId: $externalId, metadata: $metadata) { ...UserFields } }`,
+      `query ListUsers($page: Int, $limit: Int, $externalId: String, $metadata: JSON) { users(page: $page, limit: $limit, externalId: $externalId, metadata: $metadata) { ...UserFields } }`,
       [UserFields],
     ),
     variables: ({ query }) => ({ page: integer(query.page), limit: integer(query.limit), externalId: query.externalId, metadata: bracketed(query, "metadata") }),
@@ -75,7 +75,7 @@ export const userRoutes = [
   route({
     method: "GET",
     path: "/v1/user/:userId",
-    operation: graphql(`query ($id: ID!) { user(id: $id) { ...UserFields } }`, [UserFields]),
+    operation: graphql(`query GetUser($id: ID!) { user(id: $id) { ...UserFields } }`, [UserFields]),
     variables: ({ params }) => ({ id: params.userId }),
     result: (data) => data.user,
     docs: { summary: "Get a user", params: doc.userParam, response: User, errors: ["NOT_FOUND"], example: { response: examples.user } },
@@ -83,7 +83,7 @@ export const userRoutes = [
   route({
     method: "PATCH",
     path: "/v1/user/:userId",
-    operation: graphql(`mutation ($id: ID!, $input: UpdateUserInput!) { updateUser(id: $id, input: $input) { ...UserFields } }`, [UserFields]),
+    operation: graphql(`mutation UpdateUser($id: ID!, $input: UpdateUserInput!) { updateUser(id: $id, input: $input) { ...UserFields } }`, [UserFields]),
     variables: ({ params, body }) => ({ id: params.userId, input: { externalId: body.externalId, metadata: body.metadata } }),
     result: (data) => data.updateUser,
     docs: {

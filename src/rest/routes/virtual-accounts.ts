@@ -38,7 +38,7 @@ export const virtualAccountRoutes = [
   route({
     method: "POST",
     path: "/v1/virtual-account/:currency",
-    operation: graphql(`mutation ($input: CreateVirtualAccountInput!) { createVirtualAccount(input: $input) { ...VirtualAccountFields } }`, [VirtualAccountFields]),
+    operation: graphql(`mutation CreateVirtualAccount($input: CreateVirtualAccountInput!) { createVirtualAccount(input: $input) { ...VirtualAccountFields } }`, [VirtualAccountFields]),
     variables: ({ params, body }) => ({
       input: {
         currency: code(params.currency),

@@ -21,7 +21,7 @@ export const walletRoutes = [
   route({
     method: "POST",
     path: "/v1/wallet",
-    operation: graphql(`mutation ($userId: ID!) { createWallet(userId: $userId) { ...WalletFields } }`, [WalletFields]),
+    operation: graphql(`mutation CreateWallet($userId: ID!) { createWallet(userId: $userId) { ...WalletFields } }`, [WalletFields]),
     variables: ({ body }) => ({ userId: body.userId }),
     result: (data) => data.createWallet,
     docs: {
@@ -35,7 +35,7 @@ export const walletRoutes = [
   route({
     method: "GET",
     path: "/v1/wallet/:userId",
-    operation: graphql(`query ($userId: ID!) { wallet(userId: $userId) { ...WalletFields } }`, [WalletFields]),
+    operation: graphql(`query GetWallet($userId: ID!) { wallet(userId: $userId) { ...WalletFields } }`, [WalletFields]),
     variables: ({ params }) => ({ userId: params.userId }),
     result: (data) => data.wallet,
     docs: { summary: "Get the user's wallet", params: doc.userParam, response: Wallet, errors: ["NOT_FOUND"], example: { response: examples.wallet } },

@@ -44,7 +44,7 @@ export const webhookEndpointRoutes = [
   route({
     method: "POST",
     path: "/v1/webhook-endpoints",
-    operation: graphql(`mutation ($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { ...EndpointFields secret } }`, [EndpointFields]),
+    operation: graphql(`mutation CreateWebhookEndpoint($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { ...EndpointFields secret } }`, [EndpointFields]),
     variables: ({ body }) => ({ input: { url: body.url, events: body.events, description: body.description, metadata: body.metadata } }),
     result: (data) => withSecret(data.createWebhookEndpoint),
     status: 201,
@@ -71,7 +71,7 @@ export const webhookEndpointRoutes = [
   route({
     method: "GET",
     path: "/v1/webhook-endpoints",
-    operation: graphql(`query { webhookEndpoints { ...EndpointFields } }`, [EndpointFields]),
+    operation: graphql(`query ListWebhookEndpoints { webhookEndpoints { ...EndpointFields } }`, [EndpointFields]),
     result: (data) => ({ data: data.webhookEndpoints }),
     docs: {
       summary: "List the client's webhook endpoints (no secrets)",
@@ -82,7 +82,7 @@ export const webhookEndpointRoutes = [
   route({
     method: "GET",
     path: "/v1/webhook-endpoints/:id",
-    operation: graphql(`query ($id: ID!) { webhookEndpoint(id: $id) { ...EndpointFields } }`, [EndpointFields]),
+    operation: graphql(`query GetWebhookEndpoint($id: ID!) { webhookEndpoint(id: $id) { ...EndpointFields } }`, [EndpointFields]),
     variables: ({ params }) => ({ id: params.id }),
     result: (data) => data.webhookEndpoint,
     docs: { summary: "One webhook endpoint (no secret)", params: endpointParam, response: Endpoint, errors: ["NOT_FOUND"], example: { response: examples.webhookEndpoint } },
@@ -90,7 +90,7 @@ export const webhookEndpointRoutes = [
   route({
     method: "DELETE",
     path: "/v1/webhook-endpoints/:id",
-    operation: graphql(`mutation ($id: ID!) { deleteWebhookEndpoint(id: $id) { id deleted } }`),
+    operation: graphql(`mutation DeleteWebhookEndpoint($id: ID!) { deleteWebhookEndpoint(id: $id) { id deleted } }`),
     variables: ({ params }) => ({ id: params.id }),
     result: (data) => data.deleteWebhookEndpoint,
     docs: { summary: "Delete a webhook endpoint", params: endpointParam, response: z.object({ id: doc.id, deleted: z.literal(true) }),
@@ -101,7 +101,7 @@ export const webhookEndpointRoutes = [
   route({
     method: "POST",
     path: "/v1/webhook-endpoints/:id/rotate-secret",
-    operation: graphql(`mutation ($id: ID!) { rotateWebhookEndpointSecret(id: $id) { ...EndpointFields secret } }`, [EndpointFields]),
+    operation: graphql(`mutation RotateWebhookEndpointSecret($id: ID!) { rotateWebhookEndpointSecret(id: $id) { ...EndpointFields secret } }`, [EndpointFields]),
     variables: ({ params }) => ({ id: params.id }),
     result: (data) => withSecret(data.rotateWebhookEndpointSecret),
     docs: {
@@ -116,7 +116,7 @@ export const webhookEndpointRoutes = [
   route({
     method: "GET",
     path: "/v1/webhook-endpoints/:id/deliveries",
-    operation: graphql(`query ($id: ID!, $limit: Int) { webhookEndpoint(id: $id) { deliveries(limit: $limit) { ...AttemptFields } } }`, [AttemptFields]),
+    operation: graphql(`query ListWebhookDeliveries($id: ID!, $limit: Int) { webhookEndpoint(id: $id) { deliveries(limit: $limit) { ...AttemptFields } } }`, [AttemptFields]),
     variables: ({ params, query }) => ({ id: params.id, limit: integer(query.limit) }),
     result: (data) => ({ data: found(data.webhookEndpoint).deliveries }),
     docs: {
@@ -131,7 +131,7 @@ export const webhookEndpointRoutes = [
   route({
     method: "POST",
     path: "/v1/events/:id/resend",
-    operation: graphql(`mutation ($id: ID!, $endpointId: ID) { resendEvent(id: $id, endpointId: $endpointId) { id eventId endpointId nextAttemptAt } }`),
+    operation: graphql(`mutation ResendEvent($id: ID!, $endpointId: ID) { resendEvent(id: $id, endpointId: $endpointId) { id eventId endpointId nextAttemptAt } }`),
     variables: ({ params, body }) => ({ id: params.id, endpointId: body.endpointId }),
     result: (data) => ({ data: data.resendEvent }),
     status: 202,

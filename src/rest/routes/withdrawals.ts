@@ -49,7 +49,7 @@ export const withdrawalRoutes = [
   route({
     method: "GET",
     path: "/v1/withdrawal/currencies",
-    operation: graphql(`query { supportedWithdrawalCurrencies { code name } }`),
+    operation: graphql(`query ListWithdrawalCurrencies { supportedWithdrawalCurrencies { code name } }`),
     result: (data) => ({
       supportedCurrencies: data.supportedWithdrawalCurrencies.map((c) => c.code),
       description: Object.fromEntries(data.supportedWithdrawalCurrencies.map((c) => [c.code, c.name])),
@@ -68,7 +68,7 @@ export const withdrawalRoutes = [
   route({
     method: "POST",
     path: "/v1/withdrawal/:currency",
-    operation: graphql(`mutation ($input: WithdrawToBankInput!) { withdrawToBank(input: $input) { reference currency amount status } }`),
+    operation: graphql(`mutation WithdrawToBank($input: WithdrawToBankInput!) { withdrawToBank(input: $input) { reference currency amount status } }`),
     variables: ({ params, body }) => ({
       input: {
         currency: code(params.currency),
@@ -126,7 +126,7 @@ export const withdrawalRoutes = [
   route({
     method: "POST",
     path: "/v1/withdrawals/ngn",
-    operation: graphql(`mutation ($input: WithdrawNgnInput!) { withdrawNgn(input: $input) { ...WithdrawalFields } }`, [WithdrawalFields]),
+    operation: graphql(`mutation WithdrawNgn($input: WithdrawNgnInput!) { withdrawNgn(input: $input) { ...WithdrawalFields } }`, [WithdrawalFields]),
     variables: ({ body }) => ({
       input: {
         userId: body.userId,
@@ -156,7 +156,7 @@ export const withdrawalRoutes = [
   route({
     method: "POST",
     path: "/v1/withdrawals/usdc",
-    operation: graphql(`mutation ($input: WithdrawUsdcInput!) { withdrawUsdc(input: $input) { ...WithdrawalFields } }`, [WithdrawalFields]),
+    operation: graphql(`mutation WithdrawUsdc($input: WithdrawUsdcInput!) { withdrawUsdc(input: $input) { ...WithdrawalFields } }`, [WithdrawalFields]),
     variables: ({ body }) => ({
       input: { userId: body.userId, amount: body.amount, developerFee: body.developerFee, walletAddress: body.walletAddress, network: code(body.network), chainId: body.chainId, metadata: body.metadata },
     }),
@@ -176,7 +176,7 @@ export const withdrawalRoutes = [
   route({
     method: "GET",
     path: "/v1/withdrawals/user/:userId",
-    operation: graphql(`query ($id: ID!, $page: Int, $limit: Int) { user(id: $id) { withdrawalsPage(page: $page, limit: $limit) { ...WithdrawalFields } } }`, [WithdrawalFields]),
+    operation: graphql(`query ListWithdrawals($id: ID!, $page: Int, $limit: Int) { user(id: $id) { withdrawalsPage(page: $page, limit: $limit) { ...WithdrawalFields } } }`, [WithdrawalFields]),
     variables: ({ params, query }) => ({ id: params.userId, page: integer(query.page), limit: integer(query.limit) }),
     result: (data) => found(data.user).withdrawalsPage.map(withdrawalBody),
     docs: {
@@ -191,7 +191,7 @@ export const withdrawalRoutes = [
   route({
     method: "GET",
     path: "/v1/withdrawals/:reference",
-    operation: graphql(`query ($reference: ID!) { withdrawal(reference: $reference) { ...WithdrawalFields } }`, [WithdrawalFields]),
+    operation: graphql(`query GetWithdrawal($reference: ID!) { withdrawal(reference: $reference) { ...WithdrawalFields } }`, [WithdrawalFields]),
     variables: ({ params }) => ({ reference: params.reference }),
     result: (data) => withdrawalBody(found(data.withdrawal)),
     docs: { summary: "A withdrawal's status", params: REFERENCE, response: Withdrawal, errors: ["NOT_FOUND"], example: { response: examples.withdrawal } },
@@ -205,7 +205,7 @@ export const sandboxWithdrawalRoutes = [
   route({
     method: "POST",
     path: "/v1/sandbox/withdrawals/:reference/process",
-    operation: graphql(`mutation ($reference: ID!) { processWithdrawal(reference: $reference) { ...WithdrawalFields } }`, [WithdrawalFields]),
+    operation: graphql(`mutation ProcessWithdrawal($reference: ID!) { processWithdrawal(reference: $reference) { ...WithdrawalFields } }`, [WithdrawalFields]),
     variables: ({ params }) => ({ reference: params.reference }),
     result: (data) => withdrawalBody(data.processWithdrawal),
     docs: {
@@ -220,7 +220,7 @@ export const sandboxWithdrawalRoutes = [
   route({
     method: "POST",
     path: "/v1/sandbox/withdrawals/:reference/complete",
-    operation: graphql(`mutation ($reference: ID!) { completeWithdrawal(reference: $reference) { ...WithdrawalFields } }`, [WithdrawalFields]),
+    operation: graphql(`mutation CompleteWithdrawal($reference: ID!) { completeWithdrawal(reference: $reference) { ...WithdrawalFields } }`, [WithdrawalFields]),
     variables: ({ params }) => ({ reference: params.reference }),
     result: (data) => withdrawalBody(data.completeWithdrawal),
     docs: {
@@ -235,7 +235,7 @@ export const sandboxWithdrawalRoutes = [
   route({
     method: "POST",
     path: "/v1/sandbox/withdrawals/:reference/fail",
-    operation: graphql(`mutation ($reference: ID!, $reason: String) { failWithdrawal(reference: $reference, reason: $reason) { ...WithdrawalFields } }`, [WithdrawalFields]),
+    operation: graphql(`mutation FailWithdrawal($reference: ID!, $reason: String) { failWithdrawal(reference: $reference, reason: $reason) { ...WithdrawalFields } }`, [WithdrawalFields]),
     variables: ({ params, body }) => ({ reference: params.reference, reason: body.reason }),
     result: (data) => withdrawalBody(data.failWithdrawal),
     docs: {
@@ -251,7 +251,7 @@ export const sandboxWithdrawalRoutes = [
   route({
     method: "POST",
     path: "/v1/sandbox/withdrawals/:reference/return",
-    operation: graphql(`mutation ($reference: ID!, $reason: String) { returnWithdrawal(reference: $reference, reason: $reason) { ...WithdrawalFields } }`, [WithdrawalFields]),
+    operation: graphql(`mutation ReturnWithdrawal($reference: ID!, $reason: String) { returnWithdrawal(reference: $reference, reason: $reason) { ...WithdrawalFields } }`, [WithdrawalFields]),
     variables: ({ params, body }) => ({ reference: params.reference, reason: body.reason }),
     result: (data) => withdrawalBody(data.returnWithdrawal),
     docs: {
