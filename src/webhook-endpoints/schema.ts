@@ -65,7 +65,9 @@ const QueuedDelivery = builder.objectRef<WebhookDelivery>("WebhookDelivery").imp
 const CreateWebhookEndpointInput = builder.inputType("CreateWebhookEndpointInput", {
   fields: (t) => ({
     url: t.string({ required: true, description: "https (http and loopback too while SANDBOX is on)" }),
-    events: t.stringList({ description: "Event types to send (at least one); omitted or null: every type" }),
+    events: t.stringList({
+      description: "Event types to send (at least one); omitted or null: every type. A restricted key may name only types whose resource it may read (omitted: it must read them all)",
+    }),
     description: t.string(),
     metadata: t.field({ type: "JSON", description: METADATA_INPUT_DESCRIPTION }),
   }),
@@ -94,7 +96,7 @@ builder.mutationFields((t) => ({
     permission: "events:write",
     type: Endpoint,
     args: { input: t.arg({ type: CreateWebhookEndpointInput, required: true }) },
-    resolve: async (_root, args, ctx) => ctx.services.webhookEndpoints.create(await clientIdOf(ctx), args.input),
+    resolve: async (_root, args, ctx) => ctx.services.webhookEndpoints.create(await ctx.client(), args.input),
   }),
   deleteWebhookEndpoint: t.field({
     permission: "events:write",
@@ -116,6 +118,6 @@ builder.mutationFields((t) => ({
     description: "Queues the event again now: to endpointId, else to every enabled endpoint that takes its type.",
     extensions: { maxListSize: MAX_ENDPOINTS_PER_CLIENT },
     args: { id: t.arg.id({ required: true }), endpointId: t.arg.id() },
-    resolve: async (_root, args, ctx) => ctx.services.webhookEndpoints.resend(await clientIdOf(ctx), args.id, args.endpointId),
+    resolve: async (_root, args, ctx) => ctx.services.webhookEndpoints.resend(await ctx.client(), args.id, args.endpointId),
   }),
 }));
