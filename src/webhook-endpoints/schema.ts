@@ -14,7 +14,7 @@ const DeliveryAttempt = builder.objectRef<WebhookDeliveryAttempt>("WebhookDelive
   fields: (t) => ({
     id: t.exposeID("id"),
     eventId: t.id({ resolve: (attempt, _args, ctx) => visibleEventId(attempt, ctx) }),
-    attempt: t.exposeInt("attempt", { description: "1 for the first try of a delivery; 0 when it was not sent because the endpoint already had 100 deliveries pending (error says so)" }),
+    attempt: t.exposeInt("attempt", { description: "1 for the first try of a delivery, 2 for its first retry, …" }),
     status: t.exposeInt("status", { nullable: true, description: "The HTTP status; null when no response came" }),
     succeeded: t.exposeBoolean("succeeded"),
     error: t.exposeString("error", { nullable: true }),
