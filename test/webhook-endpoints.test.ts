@@ -259,7 +259,8 @@ describe("webhook endpoints", () => {
     expect(second.data.object.id).toBe(userId);
     const requests = await hooks.waitForMessages(2);
     expect(requests.map((request) => request.headers["webhook-id"])).toContain(second.id);
-    const attempts = (await deliveries(tenant, endpoint.id)).filter((attempt) => attempt.eventId === second.id);
+    // The first event's attempt and this one's, once recorded.
+    const attempts = (await waitForAttempts(tenant, endpoint.id, 2)).filter((attempt) => attempt.eventId === second.id);
     expect(attempts).toEqual([expect.objectContaining({ attempt: 1, status: 200, succeeded: true })]);
     await prisma.webhookDelivery.deleteMany({ where: { endpointId: endpoint.id, nextAttemptAt: later } });
   });
