@@ -22,8 +22,11 @@ afterAll(async () => {
   await server?.stop();
 });
 
+/** A healthy receiver: answers 200 to every request, after 200 ms (as one that does some work first). */
+const HEALTHY_MS = 200;
+
 async function endpointFor(tenant: Tenant) {
-  const receiver = await startReceiver();
+  const receiver = await startReceiver(() => new Promise((resolve) => setTimeout(() => resolve(200), HEALTHY_MS)));
   receivers.push(receiver);
   const res = await rest(server, "POST", "/v1/webhook-endpoints", { headers: tenant.headers, body: { url: receiver.url, events: ["user.created"] } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);

@@ -300,17 +300,19 @@ async function waitForDeliveries(db: pg.Client, receiver: Receiver, timeoutMs: n
  */
 async function checkCutOffSends(db: pg.Client, receiver: Receiver) {
   const { logId } = await eventIdsOf(db);
+  const endpointOf = new Map((await db.query(`SELECT id, url FROM webhook_endpoints`)).rows.map((r) => [new URL(r.url as string).pathname, r.id as string]));
   const problems: string[] = [];
   let resent = 0;
-  for (const id of receiver.cutOff) {
-    if (!receiver.answeredIds.has(id)) {
-      problems.push(`the send of ${id} cut off by a kill was not sent again`);
+  for (const pair of receiver.cutOff) {
+    if (!receiver.answered.has(pair)) {
+      problems.push(`the send of ${pair} cut off by a kill was not sent again`);
       continue;
     }
     resent++;
-    const attempts = (await db.query(`SELECT attempt, succeeded FROM webhook_delivery_attempts WHERE "eventId" = $1 ORDER BY attempt`, [logId(id)])).rows;
+    const [path, id] = pair.split(" ");
+    const attempts = (await db.query(`SELECT attempt, succeeded FROM webhook_delivery_attempts WHERE "eventId" = $1 AND "endpointId" = $2 ORDER BY attempt`, [logId(id), endpointOf.get(path)])).rows;
     const success = attempts.find((a) => a.succeeded);
-    if (!success || success.attempt < 2) problems.push(`event ${id}: the attempt log does not show the resend after the cut-off (${JSON.stringify(attempts)})`);
+    if (!success || success.attempt < 2) problems.push(`${pair}: the attempt log does not show the resend after the cut-off (${JSON.stringify(attempts)})`);
   }
   if (receiver.cutOff.size === 0) problems.push("no send was cut off by a kill");
   return { resent, problems };
@@ -320,9 +322,7 @@ type Receiver = {
   url: string;
   /** `<path> <webhook-id>` of each send the receiver answered 200, with when the first such send arrived. */
   answered: Map<string, number>;
-  /** webhook-ids the receiver answered 200 (on any path). */
-  answeredIds: Set<string>;
-  /** webhook-ids whose send was cut off (the connection closed while the receiver held it). */
+  /** `<path> <webhook-id>` of each send cut off (the connection closed while the receiver held it). */
   cutOff: Set<string>;
   holding(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
@@ -331,12 +331,11 @@ type Receiver = {
 /** A webhook receiver on loopback (one path per endpoint) that holds every send HOLD_MS before answering 200. */
 async function startReceiver(): Promise<Receiver> {
   const answered = new Map<string, number>();
-  const answeredIds = new Set<string>();
   const cutOff = new Set<string>();
   let held = 0;
   const waiters: (() => void)[] = [];
   const server: Server = createServer((req: IncomingMessage, res) => {
-    const id = String(req.headers["webhook-id"]);
+    const pair = `${req.url} ${String(req.headers["webhook-id"])}`;
     const arrived = Date.now();
     req.resume();
     held++;
@@ -344,14 +343,12 @@ async function startReceiver(): Promise<Receiver> {
     let done = false;
     res.on("close", () => {
       held--;
-      if (!done) cutOff.add(id);
+      if (!done) cutOff.add(pair);
     });
     setTimeout(() => {
       if (res.destroyed) return;
       done = true;
-      const pair = `${req.url} ${id}`;
       if (!answered.has(pair)) answered.set(pair, arrived);
-      answeredIds.add(id);
       res.writeHead(200).end();
     }, HOLD_MS);
   });
@@ -360,7 +357,6 @@ async function startReceiver(): Promise<Receiver> {
   return {
     url: `http://127.0.0.1:${port}/hooks`,
     answered,
-    answeredIds,
     cutOff,
     holding: (timeoutMs) =>
       held > 0 ? Promise.resolve() : Promise.race([new Promise<void>((resolve) => waiters.push(resolve)), sleep(timeoutMs).then(() => undefined)]),
