@@ -6,7 +6,7 @@ import { AppError, badInput, notFound } from "../errors.js";
 import type { Permissions } from "../auth/permissions.js";
 import type { EventIds } from "./ids.js";
 import { newestEventId, readLog, type Position } from "./log.js";
-import { EventTail, type TailFilter } from "./tail.js";
+import { EventTail } from "./tail.js";
 import { assertReadable, EVENT_TYPES, readableEventTypes, type ClientEvent, type EventType } from "./types.js";
 
 export const MAX_PAGE = 100;
@@ -51,8 +51,8 @@ export class EventService {
    * The feed as a live stream (see EventTail.stream) of the `types` asked for (every type when empty)
    * that the reader may read; the types and `after` are checked here, before anything streams.
    */
-  tail(reader: EventReader, filter: Omit<TailFilter, "clientId">, after: string | null | undefined) {
-    const types = readableEventTypes(reader.permissions, filter.types as EventType[]);
+  tail(reader: EventReader, filter: { userId?: string; types: readonly EventType[] }, after: string | null | undefined) {
+    const types = readableEventTypes(reader.permissions, filter.types);
     return this.liveTail.stream({ ...filter, clientId: reader.clientId, types }, this.cursorPosition(reader.clientId, after));
   }
 
