@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RESOURCES, type AccessLevel, type Permission, type Resource } from "../src/auth/permissions.js";
 import { schema } from "../src/graphql/schema.js";
 import { TYPE_RESOURCES } from "../src/graphql/type-resources.js";
+import { EVENT_RESOURCES } from "../src/events/types.js";
 import { permissionsNeeded } from "../src/pipeline/permissions.js";
 import { selectedOperation } from "../src/pipeline/operations.js";
 import { routes, sandboxRoutes } from "../src/rest/routes/index.js";
@@ -59,6 +60,13 @@ function exactly(needs: Permission[]): Grants {
   for (const [resource, level] of needs.map(split)) if (grants[resource] !== "write") grants[resource] = level;
   return grants;
 }
+/**
+ * What a field needs at run time beyond the rule, for what it shows: the feed, and an endpoint taking
+ * every type, show every event type, so they need each type's resource read (docs/events-and-webhooks.md).
+ */
+const EVENT_READS: Grants = Object.fromEntries(Object.values(EVENT_RESOURCES).map((resource) => [resource, "read"]));
+const runtimeNeeds = (rootNames: readonly string[]): Grants => (rootNames.some((name) => ["events", "createWebhookEndpoint"].includes(name)) ? EVENT_READS : {});
+
 /** Everything but `missing`: every other resource with write, and `missing`'s resource with read when a write is missing. */
 function allBut(missing: Permission): Grants {
   const [resource, level] = split(missing);
@@ -132,7 +140,7 @@ describe("every GraphQL root field (generated from the schema)", () => {
       return gql(server, query, variables, { "x-api-key": await keyWith(grants) });
     };
     // A key with nothing that matters here (or exactly the needs) is not refused by the rule.
-    const allowed = await call(needs.length ? exactly(needs) : { ledger: "read" });
+    const allowed = await call(needs.length ? { ...runtimeNeeds([field.name]), ...exactly(needs) } : { ledger: "read" });
     expect(refusalOf(allowed), JSON.stringify(allowed.body)).toBeUndefined();
     expect(allowed.status).not.toBe(403);
     for (const missing of needs) {
@@ -198,7 +206,7 @@ describe("every /v1 route (generated from the route table)", () => {
       if (operation.operation === "mutation") rootNames.forEach(countCall);
       return rest(server, route.method, path, { headers: { "x-api-key": await keyWith(grants) }, body });
     };
-    const allowed = await call(needs.length ? exactly(needs) : { ledger: "read" });
+    const allowed = await call(needs.length ? { ...runtimeNeeds(rootNames), ...exactly(needs) } : { ledger: "read" });
     expect(allowed.status, JSON.stringify(allowed.body)).not.toBe(403);
     for (const missing of needs) {
       const refused = await call(allBut(missing));
@@ -230,7 +238,7 @@ describe("every subscription (generated from the schema), over graphql-ws and SS
       if (sseRefusal) expect(sseRefusal.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
       else expect(sse.status).toBe(403);
     }
-    const allowedKey = await keyWith(exactly(declaredNeeds(field)));
+    const allowedKey = await keyWith({ ...runtimeNeeds([field.name]), ...exactly(declaredNeeds(field)) });
     const ws = await subscriptions.ws({ "x-api-key": allowedKey }, query, variables);
     const sse = await subscriptions.sse({ "x-api-key": allowedKey }, query, variables);
     expect(sse.status).toBe(200);

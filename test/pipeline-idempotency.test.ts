@@ -238,7 +238,7 @@ const NESTED_REFUSALS = [
   {
     mutation: "rotateWebhookEndpointSecret{… deliveries(limit: 0)}",
     acts: true,
-    prepare: async (tenant: Tenant) => (await server.app.services.webhookEndpoints.create(tenant.clientId, { url: "https://hooks.example.com/orders" })).id,
+    prepare: async (tenant: Tenant) => (await server.app.services.webhookEndpoints.create({ clientId: tenant.clientId, permissions: null }, { url: "https://hooks.example.com/orders" })).id,
     document: (endpointId?: string) => `mutation { rotateWebhookEndpointSecret(id: "${endpointId}") { id secret deliveries(limit: 0) { id } } }`,
     // Each rotation moves the current secret to previousSecretEnc: a second rotation would change both.
     effect: (tenant: Tenant) => server.app.db.prisma.webhookEndpoint.findMany({ where: { clientId: tenant.clientId }, select: { secretEnc: true, previousSecretEnc: true } }),

@@ -36,7 +36,7 @@ describe("retention", () => {
   it("deletes each kind of row past its age, in batches, and keeps what is young or still referred to", async () => {
     const tenant = await newTenant(server);
     const { clientId } = tenant;
-    const endpoint = await server.app.services.webhookEndpoints.create(clientId, { url: "https://hooks.example.com/retention" });
+    const endpoint = await server.app.services.webhookEndpoints.create({ clientId, permissions: null }, { url: "https://hooks.example.com/retention" });
     const oldDelivered = await Promise.all([1, 2, 3].map(() => eventOf(tenant, 31 * DAY_MS, { endpointId: endpoint.id, state: "SUCCEEDED" })));
     const oldUndelivered = await eventOf(tenant, 31 * DAY_MS);
     const oldPending = await eventOf(tenant, 31 * DAY_MS, { endpointId: endpoint.id, state: "PENDING" });

@@ -21,9 +21,9 @@ builder.subscriptionField("depositUpdated", (t) =>
       "With `after` (an eventCursor; over SSE also the Last-Event-ID header) the changes since that event are replayed first, then it continues live, without gap or repeat.",
     args: { userId: t.arg.id(), after: t.arg.id() },
     subscribe: async (_root, args, ctx) => {
-      const clientId = await clientIdOf(ctx);
-      const userId = args.userId == null ? undefined : (await ctx.services.users.get(clientId, args.userId)).id;
-      return withSseCursor(ctx, ctx.services.clientEvents.tail({ clientId, userId, types: DEPOSIT_EVENT_TYPES }, args.after ?? lastEventIdOf(ctx)));
+      const caller = await ctx.client();
+      const userId = args.userId == null ? undefined : (await ctx.services.users.get(caller.clientId, args.userId)).id;
+      return withSseCursor(ctx, ctx.services.clientEvents.tail(caller, { userId, types: DEPOSIT_EVENT_TYPES }, args.after ?? lastEventIdOf(ctx)));
     },
     // The deposit as committed, with the selection's relations, in the state this event reports.
     resolve: async (query, event: ClientEvent, _args, ctx) => {

@@ -17,7 +17,8 @@ const KEY_CACHE_SIZE = 10_000;
  * each, then 2 zero bytes that tell a real id from a made-up one). Ids are opaque and stable (the
  * same event always has the same id: a webhook's `webhook-id` is one), decrypt back to the exact
  * position (so `after` resumes exactly), and mean nothing across clients. The log's own ids
- * (`evt_` + 32 hex digits), given out before, are still accepted as cursors and ids.
+ * (`evt_` + 32 hex digits) are never accepted from a client: their shared xids would let a caller
+ * binary-search the log and measure every other tenant's write volume.
  */
 export class EventIds {
   private readonly keys = new Map<string, Buffer>();
@@ -36,10 +37,8 @@ export class EventIds {
     return `evt_${Buffer.concat([cipher.update(block), cipher.final()]).toString("base64url")}`;
   }
 
-  /** The log position of an id the client was given (or of the log's own id); undefined for anything else. */
+  /** The log position of an id the client was given; undefined for anything else. */
   position(clientId: string, id: string): Position | undefined {
-    const legacy = positionOf(id);
-    if (legacy) return legacy;
     const match = VISIBLE_ID.exec(id);
     if (!match) return undefined;
     const sealed = Buffer.from(match[1], "base64url");

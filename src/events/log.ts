@@ -1,5 +1,4 @@
 import type { Sql } from "../db/sql.js";
-import { MAX_PENDING_PER_ENDPOINT } from "../webhook-endpoints/limits.js";
 import type { EventType } from "./types.js";
 
 export type NewEvent = { clientId: string; userId?: string | null; type: EventType; object: Record<string, unknown> };
@@ -12,42 +11,25 @@ const RECORD_EVENT = `
     SELECT 'evt_' || lpad(to_hex(xid), 16, '0') || lpad(to_hex(seq), 16, '0'), xid, seq, $1::uuid, $2::uuid, $3::text, $4::jsonb
     FROM position
     RETURNING "id"
-  ), target AS (
-    SELECT endpoint."id",
-      (SELECT count(*) FROM (
-        SELECT 1 FROM "webhook_deliveries" waiting
-        WHERE waiting."endpointId" = endpoint."id" AND waiting."state" = 'PENDING' LIMIT $5::int
-      ) AS pending) >= $5::int AS "full"
-    FROM "webhook_endpoints" endpoint
-    WHERE endpoint."clientId" = $1::uuid AND endpoint."enabled"
-      AND (coalesce(cardinality(endpoint."eventTypes"), 0) = 0 OR $3::text = ANY(endpoint."eventTypes"))
-  ), delivery AS (
-    INSERT INTO "webhook_deliveries" ("id", "clientId", "eventId", "endpointId", "state", "nextAttemptAt")
-    SELECT gen_random_uuid(), $1::uuid, event."id", target."id",
-      CASE WHEN target."full" THEN 'FAILED' ELSE 'PENDING' END, CASE WHEN target."full" THEN NULL ELSE now() END
-    FROM event, target
-    RETURNING "id", "eventId", "endpointId", "state"
   )
-  INSERT INTO "webhook_delivery_attempts" ("id", "deliveryId", "clientId", "endpointId", "eventId", "attempt", "succeeded", "error", "durationMs")
-  SELECT gen_random_uuid(), delivery."id", $1::uuid, delivery."endpointId", delivery."eventId", 0, false, $6::text, 0
-  FROM delivery WHERE delivery."state" = 'FAILED'`;
-
-/** Why an event was not queued for an endpoint whose queue is full (attempt 0, see MAX_PENDING_PER_ENDPOINT). */
-const NOT_QUEUED = `not sent: the endpoint already had ${MAX_PENDING_PER_ENDPOINT} deliveries pending; resend it once they have gone`;
+  INSERT INTO "webhook_deliveries" ("id", "clientId", "eventId", "endpointId", "state", "nextAttemptAt")
+  SELECT gen_random_uuid(), $1::uuid, event."id", endpoint."id", 'PENDING', now()
+  FROM event, "webhook_endpoints" endpoint
+  WHERE endpoint."clientId" = $1::uuid AND endpoint."enabled"
+    AND (coalesce(cardinality(endpoint."eventTypes"), 0) = 0 OR $3::text = ANY(endpoint."eventTypes"))`;
 
 /**
  * Appends an event in the caller's transaction, and in the same statement queues its delivery to
  * each of the client's enabled webhook endpoints that takes its type: the change, its event and
- * its deliveries commit together or not at all. An endpoint that already has
- * MAX_PENDING_PER_ENDPOINT deliveries pending gets this one as FAILED at once, with an attempt 0
- * saying why, so a client whose endpoint never answers cannot grow the queue without bound.
+ * its deliveries commit together or not at all. Every delivery is queued, however many wait: what
+ * bounds the work is how many are sent at once (per endpoint and per client, see DeliveryWorker).
  *
  * The id is `evt_` + the writing transaction's id + a sequence number (16 hex digits each), so ids
  * sort like (xid, seq), the order in which readers walk the log. Clients never see it: they see
  * their own encryption of it (see EventIds).
  */
 export async function recordEvent(tx: Sql, event: NewEvent): Promise<void> {
-  await tx.query("event_record", RECORD_EVENT, [event.clientId, event.userId ?? null, event.type, JSON.stringify({ object: event.object }), MAX_PENDING_PER_ENDPOINT, NOT_QUEUED]);
+  await tx.query("event_record", RECORD_EVENT, [event.clientId, event.userId ?? null, event.type, JSON.stringify({ object: event.object })]);
 }
 
 /** Both parts are PostgreSQL bigints, so each starts with a hex digit below 8. */

@@ -42,9 +42,11 @@ builder.queryFields((t) => ({
   events: t.field({
     permission: "events:read",
     type: EventConnection,
-    description: "The client's events, oldest first after the cursor `after` (an event id); first 1–100 (default 20); types filters.",
+    description:
+      "The client's events, oldest first after the cursor `after` (an event id); first 1–100 (default 20); types filters. " +
+      "A restricted key sees only the types whose resource it may read (user.* needs users:read, deposit.* deposits:read, …).",
     args: { after: t.arg.id(), first: t.arg.int(), types: t.arg.stringList() },
-    resolve: async (_root, args, ctx) => ctx.services.clientEvents.list(await clientIdOf(ctx), args),
+    resolve: async (_root, args, ctx) => ctx.services.clientEvents.list(await ctx.client(), args),
   }),
   eventCursor: t.field({
     permission: "events:read",
@@ -61,7 +63,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: "One of the client's events; NOT_FOUND otherwise.",
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, args, ctx) => ctx.services.clientEvents.get(await clientIdOf(ctx), args.id),
+    resolve: async (_root, args, ctx) => ctx.services.clientEvents.get(await ctx.client(), args.id),
   }),
 }));
 
@@ -74,9 +76,8 @@ builder.subscriptionField("events", (t) =>
       "the events after it first, then live, without gap or repeat. Deposit events arrive at once, others within about a second.",
     args: { types: t.arg.stringList(), after: t.arg.id() },
     subscribe: async (_root, args, ctx) => {
-      const clientId = await clientIdOf(ctx);
       const types = parseEventTypes(args.types, "types");
-      return withSseCursor(ctx, ctx.services.clientEvents.tail({ clientId, types }, args.after ?? lastEventIdOf(ctx)));
+      return withSseCursor(ctx, ctx.services.clientEvents.tail(await ctx.client(), { types }, args.after ?? lastEventIdOf(ctx)));
     },
     resolve: (event) => event,
   }),

@@ -2,24 +2,28 @@ import type { Sql } from "../db/sql.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../logger.js";
 import type { Events } from "../pubsub/events.js";
-import { badInput, notFound } from "../errors.js";
+import { AppError, badInput, notFound } from "../errors.js";
+import type { Permissions } from "../auth/permissions.js";
 import type { EventIds } from "./ids.js";
 import { newestEventId, readLog, type Position } from "./log.js";
-import { EventTail, type TailFilter } from "./tail.js";
-import { EVENT_TYPES, type ClientEvent } from "./types.js";
+import { EventTail } from "./tail.js";
+import { assertReadable, EVENT_TYPES, readableEventTypes, type ClientEvent, type EventType } from "./types.js";
 
 export const MAX_PAGE = 100;
 const DEFAULT_PAGE = 20;
 
 /** Event types named by a caller, checked against the list (a typo must not silently match nothing). */
-export function parseEventTypes(types: readonly string[] | null | undefined, field: string): string[] {
+export function parseEventTypes(types: readonly string[] | null | undefined, field: string): EventType[] {
   const list = types ?? [];
   const unknown = list.filter((type) => !(EVENT_TYPES as readonly string[]).includes(type));
   if (unknown.length) throw badInput(`${field}: unknown event type ${unknown.join(", ")}; one of ${EVENT_TYPES.join(", ")}`);
-  return [...new Set(list)];
+  return [...new Set(list as EventType[])];
 }
 
-/** The events feed: a client's own events, oldest first after a cursor. */
+/** Who reads events: the client, and the caller's grants (null: a full key or a session), which decide the types it sees. */
+export type EventReader = { clientId: string; permissions: Permissions | null };
+
+/** The events feed: a client's own events, oldest first after a cursor, of the types the caller may read. */
 export class EventService {
   private readonly prisma: PrismaClient;
   private readonly sql: Sql;
@@ -34,16 +38,22 @@ export class EventService {
     this.liveTail = new EventTail({ sql: deps.sql, bus: deps.bus, ids: deps.ids, logger: deps.logger });
   }
 
-  async list(clientId: string, args: { after?: string | null; first?: number | null; types?: readonly string[] | null }) {
+  async list(reader: EventReader, args: { after?: string | null; first?: number | null; types?: readonly string[] | null }) {
+    const { clientId } = reader;
     const limit = args.first ?? DEFAULT_PAGE;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw badInput(`the page size (first; limit on REST) must be an integer from 1 to ${MAX_PAGE}`);
-    const page = await readLog(this.sql, { clientId, after: this.cursorPosition(clientId, args.after), limit, types: parseEventTypes(args.types, "types") });
+    const types = readableEventTypes(reader.permissions, parseEventTypes(args.types, "types"));
+    const page = await readLog(this.sql, { clientId, after: this.cursorPosition(clientId, args.after), limit, types });
     return { events: page.rows.map((row) => this.ids.clientEvent(clientId, row)), hasMore: page.hasMore };
   }
 
-  /** The feed as a live stream (see EventTail.stream); `after` is checked here, before anything streams. */
-  tail(filter: TailFilter, after: string | null | undefined) {
-    return this.liveTail.stream(filter, this.cursorPosition(filter.clientId, after));
+  /**
+   * The feed as a live stream (see EventTail.stream) of the `types` asked for (every type when empty)
+   * that the reader may read; the types and `after` are checked here, before anything streams.
+   */
+  tail(reader: EventReader, filter: { userId?: string; types: readonly EventType[] }, after: string | null | undefined) {
+    const types = readableEventTypes(reader.permissions, filter.types);
+    return this.liveTail.stream({ ...filter, clientId: reader.clientId, types }, this.cursorPosition(reader.clientId, after));
   }
 
   /**
@@ -55,18 +65,25 @@ export class EventService {
     return newest ? this.ids.visible(clientId, newest) : null;
   }
 
-  async get(clientId: string, id: string): Promise<ClientEvent> {
+  /** One event; a type the reader may not read is a 403 naming the permission. */
+  async get(reader: EventReader, id: string): Promise<ClientEvent> {
+    const { clientId } = reader;
     const logId = this.ids.logId(clientId, id);
     const row = logId ? await this.prisma.event.findFirst({ where: { id: logId, clientId } }) : null;
     if (!row) throw notFound("Event");
+    assertReadable(reader.permissions, [row.type as EventType]);
     return this.ids.clientEvent(clientId, row);
   }
 
-  /** A cursor given by the client: one of its event ids (another client's means nothing here). */
+  /**
+   * A cursor given by the client: only an id it was given (see EventIds). Another client's id, or
+   * the log's own position (`evt_` + 32 hex digits, which would let a caller walk the shared
+   * transaction ids), is a 400 naming `after`.
+   */
   private cursorPosition(clientId: string, after: string | null | undefined): Position | undefined {
     if (after == null) return undefined;
     const position = this.ids.position(clientId, after);
-    if (!position) throw badInput("after must be an event id (evt_…)");
+    if (!position) throw new AppError("BAD_USER_INPUT", "after must be the id of one of your events (evt_…)", { param: "after" });
     return position;
   }
 }

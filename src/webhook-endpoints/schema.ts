@@ -14,7 +14,7 @@ const DeliveryAttempt = builder.objectRef<WebhookDeliveryAttempt>("WebhookDelive
   fields: (t) => ({
     id: t.exposeID("id"),
     eventId: t.id({ resolve: (attempt, _args, ctx) => visibleEventId(attempt, ctx) }),
-    attempt: t.exposeInt("attempt", { description: "1 for the first try of a delivery; 0 when it was not sent because the endpoint already had 100 deliveries pending (error says so)" }),
+    attempt: t.exposeInt("attempt", { description: "1 for the first try of a delivery, 2 for its first retry, …" }),
     status: t.exposeInt("status", { nullable: true, description: "The HTTP status; null when no response came" }),
     succeeded: t.exposeBoolean("succeeded"),
     error: t.exposeString("error", { nullable: true }),
@@ -65,7 +65,9 @@ const QueuedDelivery = builder.objectRef<WebhookDelivery>("WebhookDelivery").imp
 const CreateWebhookEndpointInput = builder.inputType("CreateWebhookEndpointInput", {
   fields: (t) => ({
     url: t.string({ required: true, description: "https (http and loopback too while SANDBOX is on)" }),
-    events: t.stringList({ description: "Event types to send (at least one); omitted or null: every type" }),
+    events: t.stringList({
+      description: "Event types to send (at least one); omitted or null: every type. A restricted key may name only types whose resource it may read (omitted: it must read them all)",
+    }),
     description: t.string(),
     metadata: t.field({ type: "JSON", description: METADATA_INPUT_DESCRIPTION }),
   }),
@@ -94,7 +96,7 @@ builder.mutationFields((t) => ({
     permission: "events:write",
     type: Endpoint,
     args: { input: t.arg({ type: CreateWebhookEndpointInput, required: true }) },
-    resolve: async (_root, args, ctx) => ctx.services.webhookEndpoints.create(await clientIdOf(ctx), args.input),
+    resolve: async (_root, args, ctx) => ctx.services.webhookEndpoints.create(await ctx.client(), args.input),
   }),
   deleteWebhookEndpoint: t.field({
     permission: "events:write",
@@ -116,6 +118,6 @@ builder.mutationFields((t) => ({
     description: "Queues the event again now: to endpointId, else to every enabled endpoint that takes its type.",
     extensions: { maxListSize: MAX_ENDPOINTS_PER_CLIENT },
     args: { id: t.arg.id({ required: true }), endpointId: t.arg.id() },
-    resolve: async (_root, args, ctx) => ctx.services.webhookEndpoints.resend(await clientIdOf(ctx), args.id, args.endpointId),
+    resolve: async (_root, args, ctx) => ctx.services.webhookEndpoints.resend(await ctx.client(), args.id, args.endpointId),
   }),
 }));

@@ -3,7 +3,8 @@ import type { Prisma, PrismaClient, WebhookEndpoint } from "../generated/prisma/
 import { AppError, badInput, notFound } from "../errors.js";
 import type { EventIds } from "../events/ids.js";
 import { inTransaction } from "../db/transaction.js";
-import { MAX_PAGE, parseEventTypes } from "../events/service.js";
+import { MAX_PAGE, parseEventTypes, type EventReader } from "../events/service.js";
+import { assertReadable, EVENT_TYPES, type EventType } from "../events/types.js";
 import { newMetadata, metadataChanges, storedMetadata, type Metadata } from "../metadata.js";
 import { parseInput, requireUuid } from "../validation.js";
 import { newSecret, sealSecret } from "./secrets.js";
@@ -50,10 +51,16 @@ type Deps = {
 export class WebhookEndpointService {
   constructor(private readonly deps: Deps) {}
 
-  /** The secret is returned here and on rotation only; the database keeps it encrypted. */
-  async create(clientId: string, input: Record<string, unknown>): Promise<EndpointView & { secret: string }> {
+  /**
+   * The secret is returned here and on rotation only; the database keeps it encrypted. A restricted
+   * key may register only types it may read (an endpoint without a list takes every type, so it needs
+   * every one's read): anything else is a 403 naming the missing permission.
+   */
+  async create(creator: EventReader, input: Record<string, unknown>): Promise<EndpointView & { secret: string }> {
+    const { clientId } = creator;
     const { url, events, description, metadata } = parseInput(EndpointInput, input);
     const eventTypes = parseEventTypes(events, "events");
+    assertReadable(creator.permissions, eventTypes.length ? eventTypes : EVENT_TYPES);
     const target = await admitEndpointUrl(url, this.deps.strictUrls, this.deps.resolveHost);
     const secret = newSecret();
     // Registrations of one client queue on its lock: wait like money paths do rather than fail (a 500) under load.
@@ -121,11 +128,14 @@ export class WebhookEndpointService {
   /**
    * Queues the event again, due now: to the given endpoint, else to every enabled endpoint that
    * takes its type. A new delivery with its own retries; the message id (the event id) is the same.
+   * A restricted key may resend only an event it may read.
    */
-  async resend(clientId: string, eventId: string, endpointId: string | null | undefined) {
+  async resend(sender: EventReader, eventId: string, endpointId: string | null | undefined) {
+    const { clientId } = sender;
     const logId = this.deps.eventIds.logId(clientId, eventId);
     const event = logId ? await this.deps.prisma.event.findFirst({ where: { id: logId, clientId }, select: { id: true, type: true } }) : null;
     if (!event) throw notFound("Event");
+    assertReadable(sender.permissions, [event.type as EventType]);
     const endpoints = endpointId
       ? [await this.own(clientId, endpointId)]
       : await this.deps.prisma.webhookEndpoint.findMany({

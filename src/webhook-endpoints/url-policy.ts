@@ -1,28 +1,9 @@
-import { BlockList, isIP } from "node:net";
+import { isIP } from "node:net";
+import ipaddr from "ipaddr.js";
 import { badInput } from "../errors.js";
 import type { ResolveHost } from "./resolve-host.js";
 
 const MAX_URL_LENGTH = 2048;
-
-/** Loopback, private, link-local, shared, multicast and reserved ranges: never a webhook target in production. */
-const NON_PUBLIC = new BlockList();
-for (const [network, prefix] of [
-  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
-  ["192.0.0.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 4], ["240.0.0.0", 4],
-] as const) NON_PUBLIC.addSubnet(network, prefix, "ipv4");
-// IPv6 ranges refused whole. Those that embed an IPv4 in a known place (mapped, compatible, 6to4,
-// the well-known NAT64 prefix) are judged by that IPv4 instead, see embeddedIPv4.
-for (const [network, prefix] of [
-  ["::ffff:0:0:0", 96], // IPv4-translated (SIIT)
-  ["64:ff9b:1::", 48], // local-use NAT64: the gateway may reach internal networks
-  ["100::", 64], // discard-only
-  ["2001::", 32], // Teredo: the IPv4 inside is obfuscated
-  ["2001:db8::", 32], // documentation
-  ["fc00::", 7], // unique local
-  ["fe80::", 10], // link-local
-  ["fec0::", 10], // site-local (deprecated, still routed inside some networks)
-  ["ff00::", 8], // multicast
-] as const) NON_PUBLIC.addSubnet(network, prefix, "ipv6");
 
 /** The eight 16-bit groups of an IPv6 address, or undefined when it is not one. */
 function ipv6Groups(address: string): number[] | undefined {
@@ -50,19 +31,24 @@ function embeddedIPv4(groups: number[]): string | undefined {
   return undefined;
 }
 
-/** True for an address no production webhook may reach; an IPv6 address that embeds an IPv4 is judged by that IPv4. */
+/**
+ * True for an address no production webhook may reach: everything ipaddr.js does not class as
+ * plain `unicast` (loopback, private, link-local, shared, multicast, reserved and documentation
+ * ranges, benchmarking, NAT64 local-use, Teredo, ORCHID…). An IPv6 address that embeds an IPv4 is
+ * judged by that IPv4.
+ */
 export function isNonPublicAddress(address: string): boolean {
   const family = isIP(address);
-  if (family === 4) return NON_PUBLIC.check(address, "ipv4");
+  if (family === 4) return ipaddr.IPv4.parse(address).range() !== "unicast";
   const groups = family === 6 ? ipv6Groups(address) : undefined;
   if (!groups) return true;
   const ipv4 = embeddedIPv4(groups);
   if (ipv4) return isNonPublicAddress(ipv4);
-  return NON_PUBLIC.check(groups.map((group) => group.toString(16)).join(":"), "ipv6");
+  return new ipaddr.IPv6(groups).range() !== "unicast";
 }
 
-/** The host of a URL without the brackets of an IPv6 literal. */
-export const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, "$1");
+/** The host of a URL without the brackets of an IPv6 literal, nor the trailing dots of a fully qualified name (`localhost.` is localhost). */
+export const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, "$1").replace(/\.+$/, "");
 
 const NOT_PUBLIC = "url must point at a public address";
 

@@ -26,6 +26,8 @@ export type DeliveryWorkerOptions = {
   concurrency?: number;
   /** Sends in flight for one client across every worker, so one client's slow endpoints cannot hold the whole pool. */
   perClientConcurrency?: number;
+  /** Sends in flight to one endpoint across every worker, so a receiver gets at most this many requests at once. */
+  perEndpointConcurrency?: number;
   /** Name resolution for the sends (defaults to the system's DNS). */
   resolveHost?: ResolveHost;
   /** The ids the client knows its events by: the payload's id and the webhook-id. */
@@ -33,8 +35,13 @@ export type DeliveryWorkerOptions = {
   slowSendMs?: number;
 };
 
-const DEFAULT_CONCURRENCY = 16;
-const DEFAULT_PER_CLIENT_CONCURRENCY = 4;
+/**
+ * Enough in flight that a receiver taking 300 ms per request still takes 50 events/s at each of two
+ * endpoints (16 / 0.3 s ≈ 53/s per endpoint), with room in the pool for other clients.
+ */
+export const DEFAULT_CONCURRENCY = 64;
+export const DEFAULT_PER_CLIENT_CONCURRENCY = 32;
+export const DEFAULT_PER_ENDPOINT_CONCURRENCY = 16;
 /**
  * A send still waiting for its answer after this long leaves the pool (it keeps its socket and its
  * place in its client's share): endpoints that never answer hold only their own client's sends,
@@ -49,22 +56,37 @@ type Outcome = { status: number | null; succeeded: boolean; error: string | null
 /** Beyond the request time-out, so a lease never runs out while its holder may still be sending. */
 const LEASE_MARGIN_MS = 50_000;
 
-/** Due deliveries, fairly per client, leased in one statement: $1 lease id, $2 per-client sends, $3 lease seconds, $4 how many. */
+/**
+ * Due deliveries, fairly per client, leased in one statement: $1 lease id, $2 per-client sends,
+ * $3 lease seconds, $4 how many, $5 per-endpoint sends. In flight means leased and not yet run out.
+ * An endpoint's oldest due come first, up to its share; of those, each client's oldest, up to its.
+ */
 const CLAIM = `
-  WITH busy AS (
-    SELECT "clientId", count(*) AS sending FROM "webhook_deliveries"
+  WITH in_flight AS (
+    SELECT "clientId", "endpointId" FROM "webhook_deliveries"
     WHERE "state" = 'PENDING' AND "leaseId" IS NOT NULL AND "nextAttemptAt" > now()
-    GROUP BY "clientId"
-  ), fair AS (
-    SELECT due."id", due."place" + coalesce(busy.sending, 0) AS turn
+  ), client_busy AS (
+    SELECT "clientId", count(*) AS sending FROM in_flight GROUP BY "clientId"
+  ), endpoint_busy AS (
+    SELECT "endpointId", count(*) AS sending FROM in_flight GROUP BY "endpointId"
+  ), endpoint_due AS (
+    SELECT due."id", due."clientId", due."nextAttemptAt"
     FROM (
-      SELECT "id", "clientId", "nextAttemptAt",
-             row_number() OVER (PARTITION BY "clientId" ORDER BY "nextAttemptAt", "id") AS place
+      SELECT "id", "clientId", "endpointId", "nextAttemptAt",
+             row_number() OVER (PARTITION BY "endpointId" ORDER BY "nextAttemptAt", "id") AS place
       FROM "webhook_deliveries"
       WHERE "state" = 'PENDING' AND "nextAttemptAt" <= now()
     ) AS due
-    LEFT JOIN busy ON busy."clientId" = due."clientId"
-    WHERE due.place + coalesce(busy.sending, 0) <= $2::int
+    LEFT JOIN endpoint_busy ON endpoint_busy."endpointId" = due."endpointId"
+    WHERE due.place + coalesce(endpoint_busy.sending, 0) <= $5::int
+  ), fair AS (
+    SELECT ranked."id", ranked."place" + coalesce(client_busy.sending, 0) AS turn
+    FROM (
+      SELECT "id", "clientId", row_number() OVER (PARTITION BY "clientId" ORDER BY "nextAttemptAt", "id") AS place
+      FROM endpoint_due
+    ) AS ranked
+    LEFT JOIN client_busy ON client_busy."clientId" = ranked."clientId"
+    WHERE ranked.place + coalesce(client_busy.sending, 0) <= $2::int
   )
   UPDATE "webhook_deliveries" AS delivery
   SET "leaseId" = $1::uuid, "attempts" = delivery."attempts" + 1,
@@ -85,10 +107,11 @@ const CLAIM = `
  * statement, so two workers never take the same attempt; the result is written only under that
  * lease. A worker that dies mid-send leaves its lease to run out, and the attempt is made again
  * (at-least-once). A claim fills the pool's free slots round-robin across clients (each client's
- * oldest due first, clients with fewer sends in flight first), and gives no client more than
- * perClientConcurrency sends in flight (counting other workers' leases). A send that waits longer
- * than slowSendMs for its answer leaves the pool, so endpoints that never answer delay only their
- * own client.
+ * oldest due first, clients with fewer sends in flight first), and gives no endpoint more than
+ * perEndpointConcurrency and no client more than perClientConcurrency sends in flight (counting
+ * other workers' leases). Nothing waiting is ever dropped: the queue is bounded by what is sent at
+ * once, not by what waits. A send that waits longer than slowSendMs for its answer leaves the pool,
+ * so endpoints that never answer delay only their own client.
  */
 export class DeliveryWorker {
   private timer?: NodeJS.Timeout;
@@ -171,7 +194,8 @@ export class DeliveryWorker {
   private claim(limit: number): Promise<Claimed[]> {
     const leaseSeconds = (this.options.timeoutMs + (this.options.leaseMarginMs ?? LEASE_MARGIN_MS)) / 1000;
     const perClient = this.options.perClientConcurrency ?? DEFAULT_PER_CLIENT_CONCURRENCY;
-    return this.options.sql.query<Claimed>("webhook_deliveries_claim", CLAIM, [randomUUID(), perClient, leaseSeconds, limit]);
+    const perEndpoint = this.options.perEndpointConcurrency ?? DEFAULT_PER_ENDPOINT_CONCURRENCY;
+    return this.options.sql.query<Claimed>("webhook_deliveries_claim", CLAIM, [randomUUID(), perClient, leaseSeconds, limit, perEndpoint]);
   }
 
   private async deliver(delivery: Claimed) {

@@ -13,8 +13,8 @@ import { SHARED_SECRETS } from "./server-process.js";
 /**
  * Crash safety, end to end: the real server as its own process on its own PostgreSQL database, mixed
  * money traffic (sandbox deposits that settle by themselves, USDC withdrawals, USDC→EUR conversions)
- * with an Idempotency-Key on every request, and webhook deliveries to a loopback receiver that holds
- * each send a while. The server is killed with SIGKILL at random moments (the first kill while a
+ * with an Idempotency-Key on every request, and webhook deliveries to two endpoints on a loopback
+ * receiver that holds each send a while. The server is killed with SIGKILL at random moments (the first kill while a
  * send is held), restarted, and finally every request is retried under its key. What must hold is
  * listed in `check`; each breach becomes one line of `problems`.
  */
@@ -39,6 +39,14 @@ export type CrashReport = {
   events: number;
   /** Sends the receiver saw cut off by a kill and then got again under the same webhook-id. */
   cutOffThenResent: number;
+  /** (event, endpoint) pairs that must be delivered: every event written once the endpoints existed, to each. */
+  deliveryPairs: number;
+  /** Pairs never answered 200 by the receiver. */
+  undelivered: number;
+  /** Deliveries recorded FAILED without ever being sent (attempt 0). */
+  failedUnsent: number;
+  /** From an event's creation to the arrival of the send the receiver answered, over every delivered pair. */
+  deliveryDelayMs: { p50: number; p99: number; max: number };
   problems: string[];
   /** Error lines the server logged (context for the problems). */
   serverErrors: string[];
@@ -48,6 +56,7 @@ type Operation = { key: string; kind: "deposit" | "withdrawal" | "conversion"; u
 
 const USDC_ADDRESS = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48";
 const HOLD_MS = 300;
+const ENDPOINTS = 2;
 
 export async function runCrashScenario(options: CrashRunOptions): Promise<CrashReport> {
   const started = Date.now();
@@ -73,8 +82,10 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
     log("client created");
     const headers = { "x-api-key": apiKey, "content-type": "application/json" };
     server = await startServer();
-    const endpoint = await call(server.url, "POST", "/v1/webhook-endpoints", headers, { url: receiver.url });
-    if (endpoint.status !== 201 && endpoint.status !== 200) throw new Error(`endpoint: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
+    for (let i = 0; i < ENDPOINTS; i++) {
+      const endpoint = await call(server.url, "POST", "/v1/webhook-endpoints", headers, { url: `${receiver.url}/${i}` });
+      if (endpoint.status !== 201 && endpoint.status !== 200) throw new Error(`endpoint: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
+    }
     const users: string[] = [];
     for (let i = 0; i < options.users; i++) {
       const user = await call(server.url, "POST", "/v1/user", headers, userInput());
@@ -152,7 +163,7 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
       log("checking money, then waiting for deliveries");
       problems.push(...(await checkMoney(db, server.url, headers, operations, retries)));
       const delivered = await waitForDeliveries(db, receiver, 60_000);
-      log(`${delivered.refusedByCap} events refused by the endpoint's pending cap`);
+      log(`${delivered.pairs - delivered.undelivered} of ${delivered.pairs} (event, endpoint) pairs delivered; ${delivered.failedUnsent} failed unsent`);
       problems.push(...delivered.problems);
       const cutOff = await checkCutOffSends(db, receiver);
       problems.push(...cutOff.problems);
@@ -163,6 +174,10 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
         retried: retries.size,
         events: delivered.events,
         cutOffThenResent: cutOff.resent,
+        deliveryPairs: delivered.pairs,
+        undelivered: delivered.undelivered,
+        failedUnsent: delivered.failedUnsent,
+        deliveryDelayMs: delivered.delayMs,
         problems,
         serverErrors: serverErrors.splice(0),
       };
@@ -228,32 +243,53 @@ async function eventIdsOf(db: pg.Client) {
 }
 
 /**
- * Every event reaches the endpoint at least once (the receiver answers 200 to everything it does
- * not lose to a kill), except those the endpoint's pending cap refused (recorded as not sent,
- * attempt 0, for their owner to resend once there is room: docs/limits-and-security.md), which
- * are counted apart.
+ * Every event written once the endpoints existed reaches each endpoint at least once (the receiver
+ * answers 200 to everything it does not lose to a kill), and no delivery is recorded FAILED without
+ * being sent (attempt 0): each breach is a problem. Also measures each pair's delivery delay.
  */
 async function waitForDeliveries(db: pg.Client, receiver: Receiver, timeoutMs: number) {
   const ids = await eventIdsOf(db);
-  // The client's first events (its API key) came before its endpoint existed.
-  const eventIds = async () =>
-    (await db.query(`SELECT id FROM events WHERE "createdAt" >= (SELECT min("createdAt") FROM webhook_endpoints)`)).rows.map((r) => r.id as string);
-  const refusedByCap = async () =>
-    new Set((await db.query(`SELECT DISTINCT "eventId" FROM webhook_deliveries WHERE state = 'FAILED' AND attempts = 0`)).rows.map((r) => r.eventId as string));
+  const endpoints = (await db.query(`SELECT id, url FROM webhook_endpoints`)).rows.map((r) => ({ id: r.id as string, path: new URL(r.url as string).pathname }));
+  // The client's first events (its API key) came before its endpoints existed.
+  const events = async () =>
+    (await db.query(`SELECT id, "createdAt" FROM events WHERE "createdAt" >= (SELECT max("createdAt") FROM webhook_endpoints)`)).rows.map((r) => ({
+      id: r.id as string,
+      createdAt: (r.createdAt as Date).getTime(),
+    }));
+  const answeredAt = () => {
+    const byPair = new Map<string, number>();
+    for (const [pair, at] of receiver.answered) {
+      const [path, visible] = pair.split(" ");
+      byPair.set(`${path} ${ids.logId(visible)}`, at);
+    }
+    return byPair;
+  };
   const missing = async () => {
-    const answered = new Set([...receiver.answered].map(ids.logId));
-    const refused = await refusedByCap();
-    return (await eventIds()).filter((id) => !answered.has(id) && !refused.has(id));
+    const answered = answeredAt();
+    return (await events()).flatMap((event) => endpoints.filter((endpoint) => !answered.has(`${endpoint.path} ${event.id}`)).map((endpoint) => ({ eventId: event.id, endpointId: endpoint.id })));
   };
   await waitFor(async () => (await missing()).length === 0, timeoutMs);
   const left = await missing();
+  const failedUnsent = Number((await db.query(`SELECT count(*) FROM webhook_delivery_attempts WHERE attempt = 0`)).rows[0].count);
   const states = left.length
-    ? (await db.query(`SELECT "eventId", state, attempts, "nextAttemptAt", "leaseId" FROM webhook_deliveries WHERE "eventId" = ANY($1)`, [left.slice(0, 3)])).rows
+    ? (await db.query(`SELECT "eventId", "endpointId", state, attempts, "nextAttemptAt", "leaseId" FROM webhook_deliveries WHERE "eventId" = ANY($1)`, [left.slice(0, 3).map((pair) => pair.eventId)])).rows
     : [];
+  const answered = answeredAt();
+  const all = await events();
+  const delays = all
+    .flatMap((event) => endpoints.map((endpoint) => answered.get(`${endpoint.path} ${event.id}`)).filter((at): at is number => at !== undefined).map((at) => at - event.createdAt))
+    .sort((a, b) => a - b);
+  const percentile = (p: number) => (delays.length ? delays[Math.min(delays.length - 1, Math.ceil((p / 100) * delays.length) - 1)] : 0);
+  const problems: string[] = [];
+  if (left.length) problems.push(`${left.length} (event, endpoint) pairs never reached their endpoint: ${JSON.stringify(states)}`);
+  if (failedUnsent) problems.push(`${failedUnsent} deliveries were recorded FAILED without being sent (attempt 0)`);
   return {
-    events: (await eventIds()).length,
-    refusedByCap: (await refusedByCap()).size,
-    problems: left.length ? [`${left.length} events never reached the endpoint: ${JSON.stringify(states)}`] : [],
+    events: all.length,
+    pairs: all.length * endpoints.length,
+    undelivered: left.length,
+    failedUnsent,
+    delayMs: { p50: percentile(50), p99: percentile(99), max: delays.at(-1) ?? 0 },
+    problems,
   };
 }
 
@@ -264,17 +300,19 @@ async function waitForDeliveries(db: pg.Client, receiver: Receiver, timeoutMs: n
  */
 async function checkCutOffSends(db: pg.Client, receiver: Receiver) {
   const { logId } = await eventIdsOf(db);
+  const endpointOf = new Map((await db.query(`SELECT id, url FROM webhook_endpoints`)).rows.map((r) => [new URL(r.url as string).pathname, r.id as string]));
   const problems: string[] = [];
   let resent = 0;
-  for (const id of receiver.cutOff) {
-    if (!receiver.answered.has(id)) {
-      problems.push(`the send of ${id} cut off by a kill was not sent again`);
+  for (const pair of receiver.cutOff) {
+    if (!receiver.answered.has(pair)) {
+      problems.push(`the send of ${pair} cut off by a kill was not sent again`);
       continue;
     }
     resent++;
-    const attempts = (await db.query(`SELECT attempt, succeeded FROM webhook_delivery_attempts WHERE "eventId" = $1 ORDER BY attempt`, [logId(id)])).rows;
+    const [path, id] = pair.split(" ");
+    const attempts = (await db.query(`SELECT attempt, succeeded FROM webhook_delivery_attempts WHERE "eventId" = $1 AND "endpointId" = $2 ORDER BY attempt`, [logId(id), endpointOf.get(path)])).rows;
     const success = attempts.find((a) => a.succeeded);
-    if (!success || success.attempt < 2) problems.push(`event ${id}: the attempt log does not show the resend after the cut-off (${JSON.stringify(attempts)})`);
+    if (!success || success.attempt < 2) problems.push(`${pair}: the attempt log does not show the resend after the cut-off (${JSON.stringify(attempts)})`);
   }
   if (receiver.cutOff.size === 0) problems.push("no send was cut off by a kill");
   return { resent, problems };
@@ -282,34 +320,35 @@ async function checkCutOffSends(db: pg.Client, receiver: Receiver) {
 
 type Receiver = {
   url: string;
-  /** webhook-ids the receiver answered 200. */
-  answered: Set<string>;
-  /** webhook-ids whose send was cut off (the connection closed while the receiver held it). */
+  /** `<path> <webhook-id>` of each send the receiver answered 200, with when the first such send arrived. */
+  answered: Map<string, number>;
+  /** `<path> <webhook-id>` of each send cut off (the connection closed while the receiver held it). */
   cutOff: Set<string>;
   holding(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 };
 
-/** A webhook receiver on loopback that holds every send HOLD_MS before answering 200. */
+/** A webhook receiver on loopback (one path per endpoint) that holds every send HOLD_MS before answering 200. */
 async function startReceiver(): Promise<Receiver> {
-  const answered = new Set<string>();
+  const answered = new Map<string, number>();
   const cutOff = new Set<string>();
   let held = 0;
   const waiters: (() => void)[] = [];
   const server: Server = createServer((req: IncomingMessage, res) => {
-    const id = String(req.headers["webhook-id"]);
+    const pair = `${req.url} ${String(req.headers["webhook-id"])}`;
+    const arrived = Date.now();
     req.resume();
     held++;
     waiters.splice(0).forEach((wake) => wake());
     let done = false;
     res.on("close", () => {
       held--;
-      if (!done) cutOff.add(id);
+      if (!done) cutOff.add(pair);
     });
     setTimeout(() => {
       if (res.destroyed) return;
       done = true;
-      answered.add(id);
+      if (!answered.has(pair)) answered.set(pair, arrived);
       res.writeHead(200).end();
     }, HOLD_MS);
   });
