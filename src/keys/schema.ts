@@ -2,6 +2,7 @@ import { ACCESS_LEVELS, grantList, grantMap, RESOURCES, storedPermissions } from
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
 import { MAX_ALLOWED_IPS } from "./allowed-ips.js";
+import { authorityOf } from "./authority.js";
 import { shownAllowedIps } from "./representation.js";
 import { MAX_KEY_LIFETIME_HOURS, MAX_LISTED_KEYS, MAX_ROLL_GRACE_HOURS, type ApiKeyService } from "./service.js";
 
@@ -85,7 +86,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, ctx) => {
       const caller = await ctx.client();
       const permissions = input?.permissions ? grantMap(input.permissions) : null;
-      return ctx.services.keys.create(caller.clientId, { ...input, permissions }, caller.permissions);
+      return ctx.services.keys.create(caller.clientId, { ...input, permissions }, authorityOf(caller));
     },
   }),
   rollApiKey: t.field({
@@ -97,7 +98,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), expiresInHours: t.arg.float() },
     resolve: async (_root, args, ctx) => {
       const caller = await ctx.client();
-      return ctx.services.keys.roll(caller.clientId, args.id, { expiresInHours: args.expiresInHours }, caller.permissions);
+      return ctx.services.keys.roll(caller.clientId, args.id, { expiresInHours: args.expiresInHours }, authorityOf(caller));
     },
   }),
   revokeApiKey: t.prismaField({
@@ -105,6 +106,9 @@ builder.mutationFields((t) => ({
     type: "ApiKey",
     description: "Revokes a key at once, on every instance. Idempotent.",
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_query, _root, args, ctx) => ctx.services.keys.revoke(await clientIdOf(ctx), args.id),
+    resolve: async (_query, _root, args, ctx) => {
+      const caller = await ctx.client();
+      return ctx.services.keys.revoke(caller.clientId, args.id, authorityOf(caller));
+    },
   }),
 }));
