@@ -63,8 +63,12 @@ const CreateApiKeyInput = builder.inputType("CreateApiKeyInput", {
   fields: (t) => ({
     name: t.string({ description: "A label for lists (1–100 characters)." }),
     permissions: t.field({ type: [ApiKeyPermissionInput], description: "Omit for a full key. A restricted key can only create keys with no more than it has." }),
-    expiresInHours: t.float({ description: `Hours (fractions allowed) until the key stops working, more than 0 and at most ${MAX_KEY_LIFETIME_HOURS}; omitted or null: never.` }),
-    allowedIps: t.stringList({ description: `IPv4/IPv6 addresses or CIDR ranges (1 to ${MAX_ALLOWED_IPS}) the key may be used from; omitted or null: anywhere.` }),
+    expiresInHours: t.float({
+      description: `Hours (fractions allowed) until the key stops working, more than 0 and at most ${MAX_KEY_LIFETIME_HOURS}; omitted or null: never, or when the creating key expires. A key that expires cannot create one that outlives it.`,
+    }),
+    allowedIps: t.stringList({
+      description: `IPv4/IPv6 addresses or CIDR ranges (1 to ${MAX_ALLOWED_IPS}) the key may be used from; omitted or null: anywhere, or the creating key's own. A key with an allowlist can only create keys within it.`,
+    }),
   }),
 });
 

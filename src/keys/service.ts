@@ -41,8 +41,13 @@ const hours = (min: "gt0" | "ge0", max: number) => {
 export const CreateKeyInput = z.object({
   name: z.string().trim().min(1, "name must not be empty").max(100, "name must be at most 100 characters").nullish(),
   permissions: PermissionsInput.nullish(),
-  expiresInHours: hours("gt0", MAX_KEY_LIFETIME_HOURS).describe(`hours (fractions allowed) until the key stops working, at most ${MAX_KEY_LIFETIME_HOURS}; omitted or null: never`),
-  allowedIps: z.array(z.string()).nullish().describe(`IPv4/IPv6 addresses or CIDR ranges the key may be used from (1 to 20); omitted or null: anywhere`),
+  expiresInHours: hours("gt0", MAX_KEY_LIFETIME_HOURS).describe(
+    `hours (fractions allowed) until the key stops working, at most ${MAX_KEY_LIFETIME_HOURS}; omitted or null: never, or when the creating key expires (a key that expires cannot create one that outlives it)`,
+  ),
+  allowedIps: z
+    .array(z.string())
+    .nullish()
+    .describe(`IPv4/IPv6 addresses or CIDR ranges the key may be used from (1 to 20); omitted or null: anywhere, or the creating key's own (a key with an allowlist can only create keys within it)`),
 });
 export const RollKeyInput = z.object({
   expiresInHours: hours("ge0", MAX_ROLL_GRACE_HOURS).describe(`hours (fractions allowed) the old key keeps working, 0 to ${MAX_ROLL_GRACE_HOURS}; default 0: it stops at once`),
