@@ -1,3 +1,6 @@
+import { LosslessNumber } from "lossless-json";
+import { Decimal } from "decimal.js";
+
 /**
  * Shaping shared by every resource's representation module (src/<domain>/representation.ts), which
  * both the /v1 route table and the event log use: one shape of each resource on every surface.
@@ -8,11 +11,28 @@ export function pickKeys<K extends string>(record: Record<string, unknown>, keys
   return Object.fromEntries(keys.map((key) => [key, record[key]])) as Record<K, unknown>;
 }
 
-/** REST speaks JSON numbers for money (the contract); GraphQL keeps the exact decimal string. */
+/**
+ * A decimal written as a JSON number with every digit: REST's serializer (src/http/json.ts, lossless-json)
+ * writes its text as it is, so `163.808222690160182292` stays exact in the JSON text even where a
+ * client's double does not. Plain `JSON.stringify` (the event log) writes the nearest double, as before.
+ */
+export class ExactNumber extends LosslessNumber {
+  /** `decimal`: decimal text; written in plain notation without trailing zeros (`50000.00` as `50000`). */
+  constructor(decimal: string) {
+    // A constructed Decimal is exact (decimal.js rounds only the results of arithmetic).
+    super(new Decimal(decimal).toFixed());
+  }
+
+  toJSON(): number {
+    return Number(this.value);
+  }
+}
+
+/** REST speaks JSON numbers for money (the contract), exact to the last digit; GraphQL keeps the exact decimal string. */
 export function withNumbers<T extends Record<string, unknown>>(record: T, fields: readonly string[]): T {
   const copy: Record<string, unknown> = { ...record };
   for (const field of fields) {
-    if (typeof copy[field] === "string") copy[field] = Number(copy[field]);
+    if (typeof copy[field] === "string") copy[field] = new ExactNumber(copy[field]);
   }
   return copy as T;
 }

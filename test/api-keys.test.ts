@@ -3,6 +3,7 @@ import { newTenant, type Tenant, type TestServer } from "./support/server.js";
 import { errorCodes, gql, rest, contractKeys } from "./support/http.js";
 import { signIn, startServerWithMailbox, type Mailbox } from "./support/mailbox.js";
 import { MAX_ACTIVE_KEYS } from "../src/keys/service.js";
+import { UNBOUNDED } from "../src/keys/authority.js";
 
 let server: TestServer;
 let mailbox: Mailbox;
@@ -92,7 +93,7 @@ describe("GET /v1/api-keys", () => {
 describe("the bound on a client's keys", () => {
   it(`refuses a key beyond ${MAX_ACTIVE_KEYS} active ones (400) until one is revoked, and lists the active and the recently revoked`, async () => {
     const tenant = await newTenant(server);
-    for (let i = 1; i < MAX_ACTIVE_KEYS; i++) await server.app.services.keys.create(tenant.clientId, undefined, null);
+    for (let i = 1; i < MAX_ACTIVE_KEYS; i++) await server.app.services.keys.create(tenant.clientId, undefined, UNBOUNDED);
     const refused = await rest(server, "POST", "/v1/api-keys", { headers: tenant.headers });
     expect(refused.status, JSON.stringify(refused.body)).toBe(400);
     expect(refused.body.error).toBe(`A client has at most ${MAX_ACTIVE_KEYS} active API keys: revoke one first`);

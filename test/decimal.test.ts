@@ -4,6 +4,7 @@ import { Prisma } from "../src/generated/prisma/client.js";
 import { schema } from "../src/graphql/schema.js";
 import { Exact } from "../src/ledger/amount.js";
 import { createUser, gql, rest } from "./support/http.js";
+import { fund } from "./support/ledger.js";
 import { newTenant, startServer, type TestServer } from "./support/server.js";
 
 describe("the Decimal scalar prints plain notation", () => {
@@ -32,7 +33,7 @@ describe("a tiny amount end to end", () => {
   });
   afterAll(() => server?.stop());
 
-  it("a 0.00000001 DAI deposit reads 0.00000001 in GraphQL, and the same JSON number as before in REST", async () => {
+  it("a 0.00000001 DAI deposit reads 0.00000001 in GraphQL, and the JSON number 0.00000001 in REST", async () => {
     const tenant = await newTenant(server);
     const userId = await createUser(server, tenant);
     const deposit = await rest(server, "POST", "/v1/sandbox/deposits", { headers: tenant.headers, body: { userId, currency: "DAI", amount: "0.00000001" } });
@@ -47,10 +48,48 @@ describe("a tiny amount end to end", () => {
       deposits: { edges: [{ node: { amount: "0.00000001" } }] },
     });
 
-    // REST money stays a JSON number (the contract); JSON writes this one in exponent form, as before.
+    // REST money stays a JSON number (the contract), written in plain notation.
     const ledger = await fetch(`${server.url}/v1/transactions/ledger/${userId}`, { headers: tenant.headers });
     const text = await ledger.text();
-    expect(text).toMatch(/"amount":1e-8\b/);
+    expect(text).toMatch(/"amount":0\.00000001\b/);
     expect(JSON.parse(text)[0]).toMatchObject({ amount: 0.00000001, balanceAfter: 0.00000001 });
+  });
+
+  /** More digits than a double carries: an 18-decimal DAI amount, and a USDC amount of 18 significant digits. */
+  const DAI = "163.808222690160182292";
+  const USDC = "123456789012.345678";
+  /** The amount's text in a pattern: its point is a point. */
+  const digits = (amount: string) => amount.replace(".", "\\.");
+
+  it("REST writes every digit of a money amount in the JSON text, on the balances, ledger, deposits and withdrawals routes", async () => {
+    const tenant = await newTenant(server);
+    const userId = await createUser(server, tenant);
+    const deposit = await rest(server, "POST", "/v1/sandbox/deposits", { headers: tenant.headers, body: { userId, currency: "DAI", amount: DAI } });
+    expect(deposit.status).toBe(201);
+    expect((await rest(server, "POST", `/v1/sandbox/deposits/${deposit.body.id}/complete`, { headers: tenant.headers })).status).toBe(200);
+    await fund(server, tenant.clientId, userId, "USDC", USDC);
+    const withdrawal = await fetch(`${server.url}/v1/withdrawals/usdc`, {
+      method: "POST",
+      headers: { ...tenant.headers, "content-type": "application/json" },
+      body: JSON.stringify({ userId, amount: USDC, walletAddress: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", network: "ETHEREUM", chainId: 1 }),
+    });
+    const created = await withdrawal.text();
+    expect(withdrawal.status, created).toBe(200);
+    expect(created).toContain(`"amount":${USDC},`);
+    const { reference } = JSON.parse(created) as { reference: string };
+
+    const cases: [string, RegExp[]][] = [
+      [`/v1/balances/${userId}`, [new RegExp(`"currency":"DAI","posted":${digits(DAI)},"pending":${digits(DAI)},"available":${digits(DAI)}\\}`)]],
+      [`/v1/transactions/ledger/${userId}`, [new RegExp(`"currency":"DAI","amount":${digits(DAI)},"balanceBefore":0,"balanceAfter":${digits(DAI)},`), new RegExp(`"currency":"USDC","amount":-${digits(USDC)},`)]],
+      [`/v1/transactions/deposits/${userId}`, [new RegExp(`"amount":${digits(DAI)},"status":"COMPLETED"`)]],
+      [`/v1/withdrawals/${reference}`, [new RegExp(`"amount":${digits(USDC)},`)]],
+      [`/v1/withdrawals/user/${userId}`, [new RegExp(`"amount":${digits(USDC)},`)]],
+    ];
+    for (const [path, expected] of cases) {
+      const res = await fetch(`${server.url}${path}`, { headers: tenant.headers });
+      const text = await res.text();
+      expect(res.status, `${path} ${text}`).toBe(200);
+      for (const pattern of expected) expect(text, path).toMatch(pattern);
+    }
   });
 });

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, newTenant, type TestServer } from "./support/server.js";
+import { Decimal } from "decimal.js";
+import { startServer, newTenant, type Tenant, type TestServer } from "./support/server.js";
+import { expectLedgerInvariants } from "./support/ledger.js";
 import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { createUser, errorCodes, gql, rest } from "./support/http.js";
 import {
@@ -174,7 +176,9 @@ describe("deposit lifecycle", () => {
     const failed = await fail(tenant, pending.id, { reason: "compliance hold" });
     expect(failed.status).toBe(200);
     expect(failed.body.status).toBe("FAILED");
-    expect((await fail(tenant, pending.id)).body.status).toBe("FAILED");
+    const failingAgain = await fail(tenant, pending.id);
+    expect(failingAgain.status).toBe(409);
+    expect(failingAgain.body.error).toBe("Deposit is FAILED: only a PENDING deposit can be failed");
     const completing = await complete(tenant, pending.id);
     expect(completing.status).toBe(409);
     expect(await ledgerOf(server, tenant, userId)).toEqual([]);
@@ -182,14 +186,16 @@ describe("deposit lifecycle", () => {
     expect(read.body.data?.deposit).toEqual({ status: "FAILED", failureReason: "compliance hold" });
   });
 
-  it("completes once: a second completion changes nothing, and a completed deposit cannot fail", async () => {
+  it("completes once: a second completion is 409 (its Idempotency-Key retry replays the first), and a completed deposit cannot fail", async () => {
     const tenant = await newTenant(server);
     const userId = await createUser(server, tenant);
     const pending = await simulateDeposit(server, tenant, { userId, currency: "USDC", amount: 7 });
-    const results = await Promise.all([complete(tenant, pending.id), complete(tenant, pending.id), complete(tenant, pending.id)]);
-    expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
-    const first = (await complete(tenant, pending.id)).body;
-    expect(first.status).toBe("COMPLETED");
+    const keyed = { headers: { ...tenant.headers, "idempotency-key": crypto.randomUUID() } };
+    const first = await complete(keyed, pending.id);
+    expect(first.body.status).toBe("COMPLETED");
+    expect(await complete(keyed, pending.id)).toMatchObject({ status: 200, body: first.body });
+    const results = await Promise.all([complete(tenant, pending.id), complete(tenant, pending.id)]);
+    expect(results.map((r) => [r.status, r.body.error])).toEqual(Array(2).fill([409, "Deposit is COMPLETED: only a PENDING deposit can be completed"]));
     expect((await fail(tenant, pending.id)).status).toBe(409);
     expect(await ledgerOf(server, tenant, userId)).toHaveLength(1);
     expect(await balancesOf(server, tenant, userId)).toEqual({ USDC: "7" });
@@ -303,6 +309,36 @@ describe("automatic settlement", () => {
 });
 
 // Two instances need one shared database: only on PostgreSQL (each embedded server has its own).
+describe("complete racing fail", needs(REQUIREMENTS.postgres), () => {
+  /** One settlement over REST or GraphQL, answering the HTTP status REST gives it. */
+  const settle = async (tenant: Tenant, id: string, action: "complete" | "fail", transport: "REST" | "GraphQL") => {
+    if (transport === "REST") return (await (action === "complete" ? complete(tenant, id) : fail(tenant, id))).status;
+    const res = await gql(server, `mutation ($id: ID!) { settled: ${action}Deposit(id: $id) { status } }`, { id }, tenant.headers);
+    return res.body.data?.settled ? 200 : errorCodes(res)[0] === "CONFLICT" ? 409 : JSON.stringify(res.body.errors);
+  };
+
+  it("24 times: exactly one answers 200 and the other 409, and the ledger holds the credit only when complete won", async () => {
+    const tenant = await newTenant(server);
+    const userId = await createUser(server, tenant);
+    let credited = new Decimal(0);
+    const winners = new Set<string>();
+    for (let i = 0; i < 24; i++) {
+      const pending = await simulateDeposit(server, tenant, { userId, currency: "USDC", amount: 1 + i });
+      const [transportA, transportB] = i % 2 === 0 ? (["REST", "GraphQL"] as const) : (["GraphQL", "REST"] as const);
+      const [completing, failing] = await Promise.all([settle(tenant, pending.id, "complete", transportA), settle(tenant, pending.id, "fail", transportB)]);
+      expect([completing, failing].sort(), `round ${i}`).toEqual([200, 409]);
+      const { status } = await server.app.db.prisma.deposit.findUniqueOrThrow({ where: { id: pending.id } });
+      expect(status).toBe(completing === 200 ? "COMPLETED" : "FAILED");
+      winners.add(status);
+      const journals = await server.app.db.prisma.ledgerJournal.count({ where: { referenceId: pending.id } });
+      expect(journals, `round ${i}`).toBe(status === "COMPLETED" ? 1 : 0);
+      if (status === "COMPLETED") credited = credited.plus(1 + i);
+    }
+    expect(await balancesOf(server, tenant, userId)).toEqual(credited.isZero() ? {} : { USDC: credited.toFixed() });
+    await expectLedgerInvariants(server, tenant.clientId);
+  });
+});
+
 describe("two instances settling the same deposits", needs(REQUIREMENTS.postgres), () => {
   it("complete each deposit exactly once", async () => {
     const instances = await Promise.all([1, 2].map(() => startServer({ env: { SANDBOX_SETTLE_MS: "300" } })));

@@ -181,18 +181,25 @@ describe.each(surfaces)("withdrawal lifecycle over %s", (surface) => {
     await expectLedgerInvariants(server, tenant.clientId);
   });
 
-  const retried: [string, WithdrawalAction][] = [
-    ["PROCESSING", "process"],
-    ["COMPLETED", "complete"],
-    ["FAILED", "fail"],
-    ["RETURNED", "return"],
+  const repeated: [string, WithdrawalAction, string][] = [
+    ["PENDING", "process", "PROCESSING"],
+    ["PENDING", "complete", "COMPLETED"],
+    ["PENDING", "fail", "FAILED"],
+    ["COMPLETED", "return", "RETURNED"],
   ];
-  it.each(retried)("answers %s → %s (a retried helper) with the record unchanged, writing nothing", async (status, action) => {
+  it.each(repeated)("%s → %s → %s: a retry under the same Idempotency-Key replays the answer; a new request is 409 CONFLICT; neither writes", async (from, action, to) => {
     const tenant = await newTenant(server);
-    const { reference } = await withdrawalIn(tenant, status);
-    const before = await footprint(tenant, reference);
-    expect(await helper(tenant, reference, action, "another reason")).toMatchObject({ ok: true, status });
-    expect(await footprint(tenant, reference)).toEqual(before);
+    const { reference } = await withdrawalIn(tenant, from);
+    const keyed = { ...tenant, headers: { ...tenant.headers, "idempotency-key": crypto.randomUUID() } };
+    const first = await helper(keyed, reference, action);
+    expect(first).toMatchObject({ ok: true, status: to });
+    const after = await footprint(tenant, reference);
+    expect(await helper(keyed, reference, action)).toEqual(first);
+    const again = await helper(tenant, reference, action);
+    expect(again).toMatchObject({ ok: false, code: "409 CONFLICT" });
+    expect(again.ok === false && again.error).toMatch(new RegExp(`^Withdrawal is ${to}: only a`));
+    expect(await footprint(tenant, reference)).toEqual(after);
+    await expectLedgerInvariants(server, tenant.clientId);
   });
 
   it("refuses another client's withdrawal as unknown (404 / NOT_FOUND), and a reason over 500 characters or with a NUL (400)", async () => {

@@ -168,6 +168,36 @@ describe("every GraphQL root field (generated from the schema)", () => {
     expect(viaFragment.body.errors).toEqual([expect.objectContaining({ path: ["u", "w"], message: expect.stringContaining("wallets:read") })]);
   });
 
+  it("a user named by its id only to reach another resource needs that resource's permission alone; showing the user, or listing users, needs users:read", async () => {
+    countCall("createUser");
+    const userId = (await rest(server, "POST", "/v1/user", {
+      headers: tenant.headers,
+      body: { email: `${randomUUID()}@example.com`, firstName: "Ada", lastName: "Lovelace", phoneNumber: "+14155552671", dob: "1990-01-01" },
+    })).body.id;
+    const ledgerOnly = { "x-api-key": await keyWith({ ledger: "read" }) };
+    const served = [
+      `query ($id: ID!) { user(id: $id) { ledger { edges { node { id } } } } }`,
+      `query ($id: ID!) { user(id: $id) { id __typename ledgerPage { id } } }`,
+      `query ($id: ID!) { u: user(id: $id) { ...L } } fragment L on User { ... on User { ledgerVerification { valid } } }`,
+    ];
+    for (const query of served) {
+      const res = await gql(server, query, { id: userId }, ledgerOnly);
+      expect(res.status, query).toBe(200);
+      expect(res.body.errors, query).toBeUndefined();
+    }
+    const refused: [string, Record<string, unknown>, string[]][] = [
+      [`query ($id: ID!) { user(id: $id) { email ledger { edges { node { id } } } } }`, { id: userId }, ["user"]],
+      [`query ($id: ID!) { user(id: $id) { id } }`, { id: userId }, ["user"]],
+      [`query ($id: ID!) { user(id: $id) { ...F ledgerPage { id } } } fragment F on User { firstName }`, { id: userId }, ["user"]],
+      [`{ users { ledgerPage { id } } }`, {}, ["users"]],
+    ];
+    for (const [query, variables, path] of refused) {
+      const res = await gql(server, query, variables, { "x-api-key": await keyWith({ ledger: "read" }) });
+      expect(res.status, query).toBe(403);
+      expect(res.body.errors, query).toEqual([expect.objectContaining({ path, message: expect.stringContaining("users:read") })]);
+    }
+  });
+
   it("write implies read; a session (x-client-auth) and a full key are not restricted", async () => {
     const writer = await gql(server, "{ users { id } }", {}, { "x-api-key": await keyWith({ users: "write" }) });
     expect(writer.status).toBe(200);
@@ -190,13 +220,20 @@ const restRoutes = [...routes, ...sandboxRoutes].map((route) => {
 });
 
 describe("every /v1 route (generated from the route table)", () => {
-  it("each route needs at least what its root fields declare", () => {
-    for (const { rootNames, needs, name, operation } of restRoutes) {
-      for (const root of rootNames) {
-        const declared = schema.getRootType(operation.operation)!.getFields()[root].extensions.permission as string;
-        if (declared.includes(":")) expect(needs, name).toContain(declared);
+  it("each route needs exactly one permission, its resource's; a path below a user needs no users:read unless it shows the user", () => {
+    for (const { route, rootNames, needs, name, operation } of restRoutes) {
+      const declared = rootNames.map((root) => schema.getRootType(operation.operation)!.getFields()[root].extensions.permission as string);
+      if (declared.every((permission) => !permission.includes(":"))) {
+        expect(needs, name).toEqual([]);
+        continue;
       }
+      expect(needs, name).toHaveLength(1);
+      if (!route.path.startsWith("/v1/user")) expect(needs, name).not.toContain("users:read");
     }
+    const needsOf = (method: string, path: string) => restRoutes.find(({ route }) => route.method === method && route.path === path)!.needs;
+    expect(needsOf("GET", "/v1/transactions/ledger/:userId")).toEqual(["ledger:read"]);
+    expect(needsOf("GET", "/v1/transactions/deposits/:userId")).toEqual(["deposits:read"]);
+    expect(needsOf("GET", "/v1/user/:userId")).toEqual(["users:read"]);
   });
 
   it.each(restRoutes)("$name: passes with exactly what it needs; 403 {error, code: FORBIDDEN} naming each permission it lacks", async ({ route, needs, operation, rootNames }) => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { PrismaClient } from "../generated/prisma/client.js";
+import { UNBOUNDED } from "../keys/authority.js";
 import type { ApiKeyService } from "../keys/service.js";
 import { email, parseInput } from "../validation.js";
 
@@ -12,6 +13,6 @@ const NewClient = z.object({
 export async function createClientWithKey(prisma: PrismaClient, keys: ApiKeyService, input: unknown) {
   const { email, name } = parseInput(NewClient, input);
   const client = await prisma.client.upsert({ where: { email }, create: { email, name }, update: {} });
-  const apiKey = await keys.create(client.id, undefined, null);
+  const apiKey = await keys.create(client.id, undefined, UNBOUNDED);
   return { client, apiKey };
 }

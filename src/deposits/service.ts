@@ -90,12 +90,10 @@ export class DepositService {
     return committedHere ?? this.get(clientId, id, query);
   }
 
-  /** The client's deposit, refused with CONFLICT when it has already settled the other way. */
-  async getSettleable(clientId: string, id: unknown, target: "COMPLETED" | "FAILED") {
+  /** The client's deposit while it is PENDING; a settled one (either way) is a CONFLICT, as settling it again is not a transition. */
+  async getPending(clientId: string, id: unknown, settling: DepositSettling) {
     const deposit = await this.get(clientId, id);
-    if (deposit.status !== DEPOSIT_STATUS.PENDING && deposit.status !== target) {
-      throw new AppError("CONFLICT", `Deposit is already ${deposit.status}`);
-    }
+    if (deposit.status !== DEPOSIT_STATUS.PENDING) throw notPending(deposit.status, settling);
     return deposit;
   }
 
@@ -123,6 +121,13 @@ export class DepositService {
     return moved;
   }
 }
+
+/** What settling a deposit does to it, as a refusal names it. */
+export type DepositSettling = "completed" | "failed";
+
+/** Only a PENDING deposit settles: 409, whatever it is now (a repeat of the same settlement included). */
+export const notPending = (status: string, settling: DepositSettling) =>
+  new AppError("CONFLICT", `Deposit is ${status}: only a PENDING deposit can be ${settling}`);
 
 function recordDepositEvent(tx: Sql, type: EventType, deposit: Deposit) {
   return recordEvent(tx, { clientId: deposit.clientId, userId: deposit.userId, type, object: eventObject.deposit(deposit) });

@@ -3,7 +3,8 @@ import { RESOURCES, type OperationPermission, type Resource } from "../auth/perm
 
 /**
  * The resource each object type shows: selecting any of its fields, at any depth, needs that
- * resource's `read` (so `user { ledger { … } }` needs `ledger:read` besides `users:read`). A new
+ * resource's `read` (so `user(id) { email ledger { … } }` needs `ledger:read` besides `users:read`;
+ * src/pipeline/permissions.ts says when a user named by its id needs no `users:read`). A new
  * object type must be listed here or in NEUTRAL_TYPES, or the schema refuses to build.
  */
 export const TYPE_RESOURCES: Record<string, Resource> = {

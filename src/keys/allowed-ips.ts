@@ -58,17 +58,25 @@ export function normaliseAllowedIps(entries: unknown): string[] {
   return [...new Set(normalised)];
 }
 
+const storedRange = (entry: string): Range => {
+  const range = parseEntry(entry);
+  if (!range) throw new Error(`A stored allowlist entry does not parse: ${entry}`);
+  return range;
+};
+
 /** A key's allowlist, parsed once when the key is verified (the cached credential carries it). */
 export class AddressAllowlist {
   private readonly ranges: Range[];
 
   /** `entries` as stored: normalised by normaliseAllowedIps. */
-  constructor(entries: readonly string[]) {
-    this.ranges = entries.map((entry) => {
-      const range = parseEntry(entry);
-      if (!range) throw new Error(`A stored allowlist entry does not parse: ${entry}`);
-      return range;
-    });
+  constructor(readonly entries: readonly string[]) {
+    this.ranges = entries.map(storedRange);
+  }
+
+  /** Whether every range of another (normalised) allowlist lies inside one of these ranges: it allows no address this one refuses. */
+  covers(entries: readonly string[]): boolean {
+    return entries.map(storedRange).every(([address, bits]) =>
+      this.ranges.some((range) => range[0].kind() === address.kind() && bits >= range[1] && address.match(range)));
   }
 
   /** Whether a client address (as TRUST_PROXY reads it; IPv4-mapped IPv6 counts as its IPv4 form) is in a range. */

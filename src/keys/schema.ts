@@ -2,6 +2,7 @@ import { ACCESS_LEVELS, grantList, grantMap, RESOURCES, storedPermissions } from
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
 import { MAX_ALLOWED_IPS } from "./allowed-ips.js";
+import { authorityOf } from "./authority.js";
 import { shownAllowedIps } from "./representation.js";
 import { MAX_KEY_LIFETIME_HOURS, MAX_LISTED_KEYS, MAX_ROLL_GRACE_HOURS, type ApiKeyService } from "./service.js";
 
@@ -62,8 +63,12 @@ const CreateApiKeyInput = builder.inputType("CreateApiKeyInput", {
   fields: (t) => ({
     name: t.string({ description: "A label for lists (1–100 characters)." }),
     permissions: t.field({ type: [ApiKeyPermissionInput], description: "Omit for a full key. A restricted key can only create keys with no more than it has." }),
-    expiresInHours: t.float({ description: `Hours (fractions allowed) until the key stops working, more than 0 and at most ${MAX_KEY_LIFETIME_HOURS}; omitted or null: never.` }),
-    allowedIps: t.stringList({ description: `IPv4/IPv6 addresses or CIDR ranges (1 to ${MAX_ALLOWED_IPS}) the key may be used from; omitted or null: anywhere.` }),
+    expiresInHours: t.float({
+      description: `Hours (fractions allowed) until the key stops working, more than 0 and at most ${MAX_KEY_LIFETIME_HOURS}; omitted or null: never, or when the creating key expires. A key that expires cannot create one that outlives it.`,
+    }),
+    allowedIps: t.stringList({
+      description: `IPv4/IPv6 addresses or CIDR ranges (1 to ${MAX_ALLOWED_IPS}) the key may be used from; omitted or null: anywhere, or the creating key's own. A key with an allowlist can only create keys within it.`,
+    }),
   }),
 });
 
@@ -85,7 +90,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, ctx) => {
       const caller = await ctx.client();
       const permissions = input?.permissions ? grantMap(input.permissions) : null;
-      return ctx.services.keys.create(caller.clientId, { ...input, permissions }, caller.permissions);
+      return ctx.services.keys.create(caller.clientId, { ...input, permissions }, authorityOf(caller));
     },
   }),
   rollApiKey: t.field({
@@ -97,7 +102,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), expiresInHours: t.arg.float() },
     resolve: async (_root, args, ctx) => {
       const caller = await ctx.client();
-      return ctx.services.keys.roll(caller.clientId, args.id, { expiresInHours: args.expiresInHours }, caller.permissions);
+      return ctx.services.keys.roll(caller.clientId, args.id, { expiresInHours: args.expiresInHours }, authorityOf(caller));
     },
   }),
   revokeApiKey: t.prismaField({
@@ -105,6 +110,9 @@ builder.mutationFields((t) => ({
     type: "ApiKey",
     description: "Revokes a key at once, on every instance. Idempotent.",
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_query, _root, args, ctx) => ctx.services.keys.revoke(await clientIdOf(ctx), args.id),
+    resolve: async (_query, _root, args, ctx) => {
+      const caller = await ctx.client();
+      return ctx.services.keys.revoke(caller.clientId, args.id, authorityOf(caller));
+    },
   }),
 }));

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { Prisma, type ApiKey, type PrismaClient } from "../generated/prisma/client.js";
 import { AppError, badInput, notFound } from "../errors.js";
-import { includes, PermissionsInput, storedPermissions, type Permissions } from "../auth/permissions.js";
+import { PermissionsInput, storedPermissions, type Permissions } from "../auth/permissions.js";
 import { auditTarget, auditUnchanged } from "../audit/scope.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
@@ -11,6 +11,7 @@ import type { CredentialCache } from "../auth/credential-cache.js";
 import { prismaSql } from "../db/sql.js";
 import { inTransaction, type Tx } from "../db/transaction.js";
 import { normaliseAllowedIps } from "./allowed-ips.js";
+import { assertWithin, type KeyAuthority } from "./authority.js";
 import { LastUseRecorder } from "./last-use.js";
 
 const KEY_PATTERN = /^(fpk_[0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;
@@ -41,8 +42,13 @@ const hours = (min: "gt0" | "ge0", max: number) => {
 export const CreateKeyInput = z.object({
   name: z.string().trim().min(1, "name must not be empty").max(100, "name must be at most 100 characters").nullish(),
   permissions: PermissionsInput.nullish(),
-  expiresInHours: hours("gt0", MAX_KEY_LIFETIME_HOURS).describe(`hours (fractions allowed) until the key stops working, at most ${MAX_KEY_LIFETIME_HOURS}; omitted or null: never`),
-  allowedIps: z.array(z.string()).nullish().describe(`IPv4/IPv6 addresses or CIDR ranges the key may be used from (1 to 20); omitted or null: anywhere`),
+  expiresInHours: hours("gt0", MAX_KEY_LIFETIME_HOURS).describe(
+    `hours (fractions allowed) until the key stops working, at most ${MAX_KEY_LIFETIME_HOURS}; omitted or null: never, or when the creating key expires (a key that expires cannot create one that outlives it)`,
+  ),
+  allowedIps: z
+    .array(z.string())
+    .nullish()
+    .describe(`IPv4/IPv6 addresses or CIDR ranges the key may be used from (1 to 20); omitted or null: anywhere, or the creating key's own (a key with an allowlist can only create keys within it)`),
 });
 export const RollKeyInput = z.object({
   expiresInHours: hours("ge0", MAX_ROLL_GRACE_HOURS).describe(`hours (fractions allowed) the old key keeps working, 0 to ${MAX_ROLL_GRACE_HOURS}; default 0: it stops at once`),
@@ -60,11 +66,6 @@ const inheritedAttributes = (key: Pick<ApiKey, "allowedIps" | "name" | "permissi
 
 type KeyAttributes = ReturnType<typeof inheritedAttributes> & { expiresAt: Date | null };
 
-/** A key can never make a key with more than it has (`creator`: the asking credential's grants, null: full). */
-function assertGrantable(creator: Permissions | null, wanted: Permissions | null) {
-  if (!includes(creator, wanted)) throw new AppError("FORBIDDEN", "A restricted API key cannot create a key with permissions it does not have");
-}
-
 export class ApiKeyService {
   constructor(
     private readonly prisma: PrismaClient,
@@ -75,29 +76,39 @@ export class ApiKeyService {
 
   /**
    * The full key is returned here only; the database keeps its SHA-256 (256 random bits of secret).
-   * `creator`: the grants of the credential asking (null: full); a key never gets more than that.
+   * `creator`: what the asking credential holds. The new key gets no more: without an allowlist or an
+   * expiry of its own it inherits the creator's, and asking beyond them is a 403.
    */
-  async create(clientId: string, input: unknown, creator: Permissions | null) {
+  async create(clientId: string, input: unknown, creator: KeyAuthority) {
     const { name, permissions, expiresInHours, allowedIps } = parseInput(CreateKeyInput, input ?? {});
-    assertGrantable(creator, permissions ?? null);
-    const attributes = { name: name ?? null, permissions: permissions ?? null, allowedIps: normaliseAllowedIps(allowedIps) };
-    const expiresAt = expiresInHours ? new Date(Date.now() + Math.round(expiresInHours * HOUR_MS)) : null;
+    const requestedIps = normaliseAllowedIps(allowedIps);
+    const attributes = {
+      name: name ?? null,
+      permissions: permissions ?? null,
+      allowedIps: requestedIps.length ? requestedIps : [...(creator.allowedIps?.entries ?? [])],
+      expiresAt: expiresInHours ? new Date(Date.now() + Math.round(expiresInHours * HOUR_MS)) : creator.expiresAt,
+    };
+    assertWithin(creator, attributes, "create");
     return inTransaction(this.prisma, async (tx) => {
       await this.lockClientKeys(tx, clientId);
-      return this.insert(tx, clientId, { ...attributes, expiresAt });
+      return this.insert(tx, clientId, attributes);
     });
   }
 
   /**
    * A new key with the same attributes; the old one keeps working for `expiresInHours` (0: it stops
    * at once). Rolling a key that is already expiring is allowed and can only bring its end forward.
-   * A revoked or expired key cannot be rolled (409); another client's key is unknown (404).
+   * A revoked or expired key cannot be rolled (409); another client's key is unknown (404). Rolling
+   * is creating: `creator` may roll only a key within what it holds, and an expiring creator's
+   * successor ends when the creator does (otherwise the successor never expires).
    */
-  async roll(clientId: string, keyId: string, input: unknown, creator: Permissions | null) {
+  async roll(clientId: string, keyId: string, input: unknown, creator: KeyAuthority) {
     const id = requireUuid(keyId, "keyId");
     const { expiresInHours } = parseInput(RollKeyInput, input ?? {});
     const created = await inTransaction(this.prisma, async (tx) => {
       await this.lockClientKeys(tx, clientId);
+      const rolled = await tx.apiKey.findFirst({ where: { id, clientId } });
+      if (rolled) assertWithin(creator, { ...rolled, permissions: storedPermissions(rolled.permissions) }, "roll");
       const now = new Date();
       const until = new Date(now.getTime() + Math.round((expiresInHours ?? 0) * HOUR_MS));
       const [old] = await tx.$queryRaw<ApiKey[]>`
@@ -109,10 +120,7 @@ export class ApiKeyService {
         if (!key) throw notFound("API key");
         throw new AppError("CONFLICT", `API key ${id} is ${key.revokedAt ? "revoked" : "expired"} and cannot be rolled`);
       }
-      const inherited = inheritedAttributes(old);
-      // Rolling is creating: a restricted key cannot turn a fuller key into a new one it may hold.
-      assertGrantable(creator, inherited.permissions);
-      const successor = await this.insert(tx, clientId, { ...inherited, expiresAt: null });
+      const successor = await this.insert(tx, clientId, { ...inheritedAttributes(old), expiresAt: creator.expiresAt });
       auditTarget(old.id);
       await recordEvent(prismaSql(tx), { clientId, type: "api_key.rolled", object: eventObject.apiKey(old) });
       return successor;
@@ -134,11 +142,16 @@ export class ApiKeyService {
     return [...active, ...ended].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
   }
 
-  /** Idempotent: revoking a revoked key returns it unchanged (audited with no target). Another client's key is unknown. */
-  async revoke(clientId: string, keyId: string) {
+  /**
+   * Idempotent: revoking a revoked key returns it unchanged (audited with no target). Another client's
+   * key is unknown. `revoker` may revoke only a key within what it holds (a restricted key cannot lock
+   * its owner out).
+   */
+  async revoke(clientId: string, keyId: string, revoker: KeyAuthority) {
     const id = requireUuid(keyId, "keyId");
     const key = await this.prisma.apiKey.findFirst({ where: { id, clientId } });
     if (!key) throw notFound("API key");
+    assertWithin(revoker, { ...key, permissions: storedPermissions(key.permissions) }, "revoke");
     if (key.revokedAt) {
       auditUnchanged();
       return key;

@@ -1,10 +1,14 @@
 import {
   getNamedType,
+  getNullableType,
+  isListType,
+  isNonNullType,
   isObjectType,
   Kind,
   type DocumentNode,
   type ExecutionResult,
   type FragmentDefinitionNode,
+  type GraphQLField,
   type GraphQLObjectType,
   type GraphQLSchema,
   type OperationDefinitionNode,
@@ -27,7 +31,9 @@ export type PermissionNeed = { permission: Permission; path: readonly string[] }
  * caller's credential allows it, for every transport: GraphQL over HTTP, the /v1 table (which runs
  * GraphQL operations), SSE and graphql-ws (onSubscribe). A root field needs what it declares beside
  * its definition (`permission`, src/graphql/permissions-plugin.ts); a field at any depth whose type
- * shows a resource (src/graphql/type-resources.ts) needs that resource's `read`. An operation that
+ * shows a resource (src/graphql/type-resources.ts) needs that resource's `read`, except an object
+ * named by its id only to reach other resources (`user(id) { ledger { … } }` needs `ledger:read`
+ * alone: it shows nothing of the user the caller did not name). An operation that
  * needs anything the credential lacks is refused whole, before any field runs (a mutation never
  * half-acts), with one FORBIDDEN error per permission naming it and the field that needs it; over
  * HTTP the status is 403. Full keys and sessions skip the walk; what a document needs is worked out
@@ -87,11 +93,13 @@ export function permissionsNeeded(schema: GraphQLSchema, document: DocumentNode,
         const field = parent.getFields()[selection.name.value];
         if (!field) continue; // __typename, introspection, or a field validation refuses
         const fieldPath = [...path, selection.alias?.value ?? selection.name.value];
-        const declared = field.extensions.permission;
-        if (typeof declared === "string" && declared.includes(":")) need(declared as Permission, fieldPath);
         const type = getNamedType(field.type);
         const resource = isObjectType(type) ? resourceOfType(type) : undefined;
-        if (resource) need(permissionOf(resource, "read"), fieldPath);
+        const read = resource && permissionOf(resource, "read");
+        const passedThrough = !!resource && isObjectType(type) && isLookupById(field) && !!selection.selectionSet && onlyReachesOthers(type, selection.selectionSet, fragments, schema);
+        const declared = field.extensions.permission;
+        if (typeof declared === "string" && declared.includes(":") && !(passedThrough && declared === read)) need(declared as Permission, fieldPath);
+        if (read && !passedThrough) need(read, fieldPath);
         if (selection.selectionSet && isObjectType(type)) walk(type, selection.selectionSet, fieldPath, spread);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const type = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
@@ -110,4 +118,39 @@ export function permissionsNeeded(schema: GraphQLSchema, document: DocumentNode,
   const result = [...needs.values()];
   cache.set(operation, result);
   return result;
+}
+
+/** A field that names one object by its id (`user(id: …)`), as opposed to a list or a search. */
+function isLookupById(field: GraphQLField<unknown, unknown>): boolean {
+  if (isListType(getNullableType(field.type))) return false;
+  return field.args.some((arg) => arg.name === "id" && isNonNullType(arg.type) && getNamedType(arg.type).name === "ID");
+}
+
+/**
+ * Whether a selection on an object shows nothing of the object's own (nothing but `id`, which the
+ * caller named, and `__typename`) and reaches at least one field that shows a resource of its own
+ * (`user(id) { ledgerPage { … } }`): the object is only the way to what the caller reads.
+ */
+function onlyReachesOthers(type: GraphQLObjectType, selectionSet: SelectionSetNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>, schema: GraphQLSchema): boolean {
+  let reaches = false;
+  const pending: [GraphQLObjectType, SelectionSetNode][] = [[type, selectionSet]];
+  const spread = new Set<string>();
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [parent, selections] = next;
+    for (const selection of selections.selections) {
+      if (selection.kind === Kind.FIELD) {
+        if (selection.name.value === "id" || selection.name.value === "__typename") continue;
+        const fieldType = getNamedType(parent.getFields()[selection.name.value]?.type);
+        if (!fieldType || !isObjectType(fieldType) || !resourceOfType(fieldType)) return false;
+        reaches = true;
+      } else {
+        const fragment = selection.kind === Kind.INLINE_FRAGMENT ? selection : fragments.get(selection.name.value);
+        if (!fragment || (selection.kind === Kind.FRAGMENT_SPREAD && spread.has(selection.name.value))) continue;
+        if (selection.kind === Kind.FRAGMENT_SPREAD) spread.add(selection.name.value);
+        const condition = fragment.typeCondition ? schema.getType(fragment.typeCondition.name.value) : parent;
+        if (isObjectType(condition)) pending.push([condition, fragment.selectionSet]);
+      }
+    }
+  }
+  return reaches;
 }

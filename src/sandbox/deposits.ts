@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Deposit, Prisma, PrismaClient } from "../generated/prisma/client.js";
 import { VIRTUAL_ACCOUNT_CURRENCIES } from "../accounts/virtual-account-currencies.js";
 import type { VirtualAccountService } from "../accounts/virtual-account-service.js";
-import type { DepositService } from "../deposits/service.js";
+import { notPending, type DepositService, type DepositSettling } from "../deposits/service.js";
 import { DEPOSIT_TOKENS, isDepositToken, tokenContract } from "../deposits/tokens.js";
 import { badInput } from "../errors.js";
 import { parseAmount } from "../ledger/amount.js";
@@ -64,29 +64,31 @@ export class SandboxDeposits {
     return this.deps.prisma.deposit.findUniqueOrThrow({ ...query, where: { provider_eventId: { provider, eventId: reference } } });
   }
 
-  /** The provider reports the deposit settled; a completed one is returned as it is, a failed one is a CONFLICT. */
+  /** The provider reports the PENDING deposit settled; a deposit no longer PENDING is a CONFLICT. */
   complete(clientId: string, id: unknown, query: DepositSelection = {}) {
-    return this.reportSettled(clientId, id, "COMPLETED", query, (deposit) => ({ id: newEventId(), type: "deposit.completed", data: { reference: deposit.eventId } }));
+    return this.reportSettled(clientId, id, "completed", query, (deposit) => ({ id: newEventId(), type: "deposit.completed", data: { reference: deposit.eventId } }));
   }
 
-  /** The provider reports the deposit failed; a failed one is returned as it is, a completed one is a CONFLICT. */
+  /** The provider reports the PENDING deposit failed; a deposit no longer PENDING is a CONFLICT. */
   fail(clientId: string, id: unknown, reason: string | null | undefined, query: DepositSelection = {}) {
-    return this.reportSettled(clientId, id, "FAILED", query, (deposit) => ({
+    return this.reportSettled(clientId, id, "failed", query, (deposit) => ({
       id: newEventId(),
       type: "deposit.failed",
       data: { reference: deposit.eventId, reason: reason?.trim() || "Failed in the sandbox" },
     }));
   }
 
-  /** Delivers the provider's event for a PENDING deposit, and returns the deposit as committed. */
-  private async reportSettled(clientId: string, id: unknown, target: "COMPLETED" | "FAILED", query: DepositSelection, event: (deposit: Deposit) => ProviderEvent) {
-    const deposit = await this.deps.deposits.getSettleable(clientId, id, target);
-    if (deposit.status === "PENDING") {
-      const { changed } = await this.deps.deliver(deposit.provider, event(deposit));
-      // The row the webhook's transaction committed is final: without relations to select, no need to read it again.
-      if (changed && Object.keys(query).length === 0) return changed;
-    }
-    return this.deps.deposits.get(clientId, deposit.id, query);
+  /**
+   * Delivers the provider's event for a PENDING deposit, and returns the deposit as committed. The
+   * event's transaction moves the deposit only if it is still PENDING (a conditional update, with its
+   * money): when another settlement got there first, this one changed nothing and is a CONFLICT too.
+   */
+  private async reportSettled(clientId: string, id: unknown, settling: DepositSettling, query: DepositSelection, event: (deposit: Deposit) => ProviderEvent) {
+    const deposit = await this.deps.deposits.getPending(clientId, id, settling);
+    const { changed } = await this.deps.deliver(deposit.provider, event(deposit));
+    if (!changed) throw notPending((await this.deps.deposits.get(clientId, deposit.id)).status, settling);
+    // The row the webhook's transaction committed is final: without relations to select, no need to read it again.
+    return Object.keys(query).length === 0 ? changed : this.deps.deposits.get(clientId, deposit.id, query);
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { Withdrawal } from "../generated/prisma/client.js";
 import { graphql, type ResultOf } from "../graphql/typed.js";
 import { maskedPixKey, type PixKey } from "../providers/brazil.js";
-import { pickKeys, withNumbers } from "../representation.js";
+import { ExactNumber, pickKeys, withNumbers } from "../representation.js";
 
 const RECORD = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "returnReason", "createdAt", "updatedAt", "metadata"] as const satisfies readonly (keyof ResultOf<typeof WithdrawalFields>)[];
 export const WithdrawalFields = graphql(`
@@ -14,8 +14,8 @@ export const WithdrawalFields = graphql(`
  */
 export function withdrawalBody(withdrawal: Record<string, unknown>) {
   const body: Record<string, unknown> = withNumbers(pickKeys(withdrawal, RECORD), ["amount", "fee"]);
-  const developerFee = Number(withdrawal.developerFee ?? 0);
-  return developerFee === 0 ? body : { ...body, developerFee };
+  const developerFee = new ExactNumber(String(withdrawal.developerFee ?? 0));
+  return Number(developerFee.value) === 0 ? body : { ...body, developerFee };
 }
 
 /** What the API shows of a destination: the last 4 of an account, the ends of an address, a masked Pix key. */

@@ -38,13 +38,13 @@ const TRANSITIONS = {
 type TransitionName = keyof typeof TRANSITIONS;
 
 /**
- * The status changes that take a withdrawal in `status` to the transition's target: none when it is
- * there already (a retried helper changes nothing); COMPLETED from PENDING passes through PROCESSING,
- * as a real payout does. Anything else is a CONFLICT.
+ * The status changes that take a withdrawal in `status` to the transition's target; COMPLETED from
+ * PENDING passes through PROCESSING, as a real payout does. Anything else is a CONFLICT, a repeat of
+ * the transition just made included (a retry under the same Idempotency-Key replays the first answer
+ * instead; a new request finds the withdrawal already there).
  */
 function stepsOf(status: string, name: TransitionName): Transition[] {
   const transition: Transition = TRANSITIONS[name];
-  if (status === transition.to) return [];
   if (name === "complete" && status === WITHDRAWAL_STATUS.PENDING) return [TRANSITIONS.process, transition];
   if (transition.from.includes(status as WithdrawalStatus)) return [transition];
   throw new AppError("CONFLICT", `Withdrawal is ${status}: only a ${transition.from.join(" or ")} withdrawal can be ${transition.done}`);
@@ -186,8 +186,8 @@ export class WithdrawalService {
 
   /**
    * One helper's transition. The withdrawal's row is locked first, so of racing helpers one decides and
-   * writes while the others wait, then decide on what it left: the same target changes nothing, another
-   * is a CONFLICT. Each status change is its own update and event, and its money moves in the same
+   * writes while the others wait, then decide on what it left: a CONFLICT unless it allows their own
+   * transition (after `process`, `complete` or `fail`). Each status change is its own update and event, and its money moves in the same
    * transaction: a failure reverses the amount and the fee, a return the amount only.
    */
   private async move(clientId: string, reference: string, name: TransitionName, reasons: { failureReason?: string; returnReason?: string }) {
@@ -196,7 +196,7 @@ export class WithdrawalService {
       const [locked] = await prismaSql(tx).query<{ status: string }>("withdrawal_lock", LOCK_WITHDRAWAL, [reference, clientId]);
       if (!locked) throw notFound("Withdrawal");
       const changed: WithdrawalStatus[] = [];
-      let withdrawal: Withdrawal | null = null;
+      let withdrawal!: Withdrawal;
       for (const step of stepsOf(locked.status, name)) {
         withdrawal = await tx.withdrawal.update({ where: { reference }, data: { status: step.to, ...(step.to === TRANSITIONS[name].to ? reasons : {}) } });
         if (step.to === WITHDRAWAL_STATUS.FAILED) await this.giveBack(tx, withdrawal, { developerFee: true });
@@ -204,7 +204,7 @@ export class WithdrawalService {
         await recordEvent(prismaSql(tx), { clientId, userId: withdrawal.userId, type: step.event, object: eventObject.withdrawal(withdrawal) });
         changed.push(step.to);
       }
-      return { withdrawal: withdrawal ?? (await tx.withdrawal.findFirstOrThrow({ where: { reference, clientId } })), changed };
+      return { withdrawal, changed };
     });
     for (const status of changed) this.deps.metrics.withdrawals.inc({ type: withdrawal.type, status });
     return withdrawal;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { withNumbers } from "../../representation.js";
 import { graphql } from "../../graphql/typed.js";
 import { WithdrawalFields, withdrawalBody } from "../../withdrawals/representation.js";
 import { WITHDRAWAL_STATUSES } from "../../withdrawals/service.js";
@@ -88,7 +89,7 @@ export const withdrawalRoutes = [
       success: true,
       message: `${w.currency} withdrawal initiated`,
       currency: w.currency,
-      amount: Number(w.amount),
+      ...withNumbers({ amount: w.amount }, ["amount"]),
       reference: w.reference,
       status: w.status,
     }),
