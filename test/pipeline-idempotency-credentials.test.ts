@@ -140,17 +140,18 @@ describe("two credentials racing under one key", needs(REQUIREMENTS.postgres), (
     const [rest, graphql] = [TRANSPORTS[0], TRANSPORTS[2]];
     for (let round = 0; round < 5; round++) {
       const tenant = await newTenant(server);
-      const writer = await restrictedKey(tenant, { api_keys: "write" });
+      // A session, not a restricted key: both credentials may create a full key, so whichever wins the lock runs.
+      const session = { "x-client-auth": await craftSessionToken(server, tenant.clientId) };
       const before = await server.app.db.prisma.apiKey.count({ where: { clientId: tenant.clientId } });
       const key = `race-${crypto.randomUUID()}`;
-      const [full, weak] = await Promise.all([rest.send(tenant.headers, key, ""), graphql.send(writer.headers, key, "")]);
+      const [full, bySession] = await Promise.all([rest.send(tenant.headers, key, ""), graphql.send(session, key, "")]);
       const made = await server.app.db.prisma.apiKey.count({ where: { clientId: tenant.clientId } });
-      expect(made - before).toBe(1);
-      const winner = secretOf(full) ?? secretOf(weak);
+      expect(made - before, JSON.stringify([full, bySession])).toBe(1);
+      const winner = secretOf(full) ?? secretOf(bySession);
       expect(winner).toMatch(/^fpk_/);
       // Exactly one ran; the other was refused (409 while the first ran, 422 after), never answered with its secret.
-      expect([full, weak].filter((sent) => secretOf(sent) === winner)).toHaveLength(1);
-      const loser = secretOf(full) ? weak : full;
+      expect([full, bySession].filter((sent) => secretOf(sent) === winner)).toHaveLength(1);
+      const loser = secretOf(full) ? bySession : full;
       expect(loser.codes.some((code) => code === "CONFLICT" || code === "IDEMPOTENCY_MISMATCH"), loser.text).toBe(true);
     }
   });

@@ -15,7 +15,7 @@ import { useAuditLog } from "../pipeline/audit.js";
 import { usePermissions } from "../pipeline/permissions.js";
 import { useStreamLifetime } from "../pipeline/stream-lifetime.js";
 import { useTextInputRule } from "../pipeline/text-input.js";
-import { useRestListInputs } from "../rest/list-inputs.js";
+import { useRestListInputs } from "../pipeline/rest-list-inputs.js";
 import type { Services } from "../services.js";
 import { createContext, type Context } from "./context.js";
 import { maskError, shapedResult } from "./errors.js";

@@ -11,8 +11,8 @@ import type { Plugin } from "graphql-yoga";
 import { AppError } from "../errors.js";
 import { maskError } from "../graphql/errors.js";
 import type { Logger } from "../logger.js";
-import { selectedOperation } from "../pipeline/operations.js";
-import type { TransportContext } from "../pipeline/request-info.js";
+import { selectedOperation } from "./operations.js";
+import type { TransportContext } from "./request-info.js";
 
 type Problem = { param: string; message: string };
 
