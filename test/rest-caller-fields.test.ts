@@ -122,6 +122,7 @@ describe("the refusals a newcomer met name what they sent", () => {
     ["an unknown resource", "POST", "/v1/api-keys", { permissions: { user: "read" } }, "permissions.user", "permissions.user is not one of users, wallets"],
     ["an unknown access level", "POST", "/v1/api-keys", { permissions: { users: "admin" } }, "permissions.users", "permissions.users must be one of read, write"],
     ["a metadata value that is not text", "POST", "/v1/user", { ...userInput(), metadata: { tier: 5 } }, "metadata", "metadata: value of \"tier\" must be a s"],
+    ["a malformed metadata filter", "GET", "/v1/user?metadata=x", undefined, "metadata", "metadata: must be key-value pairs"],
     ["a bad field of a JSON body", "POST", "/v1/user", { ...userInput(), email: 5 }, "email", "email must be a string"],
   ])("%s", async (_case, method, path, body, param, message) => {
     const res = await rest(server, method, path, { headers: tenant.headers, body });

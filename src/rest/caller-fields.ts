@@ -21,8 +21,8 @@ const MARK = "\u0000";
  * variables it builds (`first` ← query `limit`, `input.email` ← body `email`, `id` ← path `userId`).
  * The route's helpers pass a text they cannot read on as it is (upper-cased by `code`), so a marker
  * survives them. A field of an input object is also found by its own name (`email`), the name a
- * service's refusal uses; a name the caller wrote (a service naming `userId` for the path's `userId`)
- * is its own.
+ * service's refusal uses; a name the caller wrote or the route documents (a service naming `userId`
+ * for the path's `userId`, `metadata` for the `metadata[key]` parameters) is its own.
  *
  * Below a caller's field, the operation's path is the caller's where the value has that shape
  * (`bankAccount.routing`, passed on as it is). Where the route reshaped it (the `permissions` map
@@ -53,8 +53,13 @@ export function callerFieldsOf(route: Route): (input: RestInput) => CallerFieldO
       for (const name of [alias, ownName]) if (!byPath.has(name)) byPath.set(name, field);
     }
   }
-  // Fields read but not passed on as they are (`metadata[…]` parameters, read by `bracketed`) name themselves.
-  const read = new Map(fields.map((field) => [field.name, field]));
+  // Fields read, or documented, but not passed on as they are (`metadata[…]` parameters, gathered by `bracketed`) name themselves.
+  const { query, body } = route.docs;
+  const documented: CallerField[] = [
+    ...Object.keys(query?.shape ?? {}).map((name) => ({ in: "query" as const, name })),
+    ...(body instanceof z.ZodObject ? Object.keys(body.shape).map((name) => ({ in: "body" as const, name })) : []),
+  ];
+  const read = new Map([...documented, ...fields].map((field) => [field.name, field]));
 
   const traced = (operationField: string) => {
     // The field itself, or the nearest enclosing one that came from the caller.
