@@ -14,6 +14,7 @@ export type InCallerTerms = { param: string; reason?: string };
 export type CallerFieldOf = (operationField: string) => InCallerTerms | undefined;
 
 const MARK = "\u0000";
+const MARKER = new RegExp(`^${MARK}(\\d+)${MARK}$`);
 
 /**
  * Where each variable of a route's operation comes from in the request, traced once by running the
@@ -39,7 +40,7 @@ export function callerFieldsOf(route: Route): (input: RestInput) => CallerFieldO
 
   const byPath = new Map<string, CallerField>();
   const visit = (value: unknown, path: string) => {
-    const marker = typeof value === "string" ? new RegExp(`^${MARK}(\\d+)${MARK}$`).exec(value) : null;
+    const marker = typeof value === "string" ? MARKER.exec(value) : null;
     if (marker) return void byPath.set(path, fields[Number(marker[1])]);
     if (Array.isArray(value)) return value.forEach((item, index) => visit(item, `${path}[${index}]`));
     if (value && typeof value === "object") for (const [key, item] of Object.entries(value)) visit(item, path ? `${path}.${key}` : key);
