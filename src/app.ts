@@ -127,7 +127,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
   app.use(REST_MOUNT, readBody(), requireJsonBody, restRouter(restRoutes, yoga));
   // Browsers on other origins may call GraphQL (credentials are headers, never cookies).
   app.all("/graphql", cors({ origin: true, maxAge: 600 }), readBody(), graphqlOverHttp({ yoga, logger, admission, graphiql }));
-  app.get("/metrics", metricsEndpoint(metrics, config.metricsToken));
+  app.get("/metrics", metricsEndpoint(metrics, config.metricsToken, logger));
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
   // Ready means the database answers. The mailer only carries sign-in codes: its state is reported, never fails the probe.
   app.get("/readyz", async (_req, res) => {

@@ -1,6 +1,7 @@
 import cluster, { type Worker } from "node:cluster";
 import { RateLimiterClusterMaster } from "rate-limiter-flexible";
 import type { Logger } from "./logger.js";
+import { aggregateWorkerMetrics } from "./metrics/cluster.js";
 
 /** Deaths counted over this window decide the wait before the next start, and when to give up. */
 const DEATH_WINDOW_MS = 60_000;
@@ -17,7 +18,8 @@ const SHUTDOWN_GRACE_MS = 30_000;
  * holds across instances (the event bus, SKIP LOCKED delivery, the migration lock, revocation
  * within 1 s, exactly-once provider webhooks) holds across workers for the same reason: they meet
  * only in PostgreSQL (and Redis). The in-memory rate limits are kept here, for all the workers
- * (rate-limiter-flexible's cluster master), so N workers do not give a caller N budgets.
+ * (rate-limiter-flexible's cluster master), so N workers do not give a caller N budgets, and so is
+ * /metrics's answer: every worker's metrics summed (src/metrics/cluster.ts), whichever worker is scraped.
  *
  * A worker that dies is replaced after a wait that doubles with each death in the last minute (1 s,
  * 2 s, … 30 s); more than ten deaths in a minute stop the server, and so does a worker of the first
@@ -32,6 +34,7 @@ export function superviseWorkers(count: number, logger: Logger) {
   const firstStart = new Set<Worker>();
   const listened = new WeakSet<Worker>();
   new RateLimiterClusterMaster();
+  aggregateWorkerMetrics();
   logger.info({ workers: count }, "starting workers");
   for (let i = 0; i < count; i++) firstStart.add(cluster.fork());
   cluster.on("listening", (worker) => listened.add(worker));

@@ -143,6 +143,30 @@ describe("a clustered server (WEB_CONCURRENCY=2)", needs(REQUIREMENTS.postgres),
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 429, 429, 429, 429, 429]);
   });
 
+  it("answers /metrics for the whole server: requests served by both workers add up in one scrape, whichever worker is scraped", async () => {
+    const ROUTE = /^http_requests_total\{(?=[^}]*method="GET")(?=[^}]*route="\/v1\/openapi\.json")(?=[^}]*status="200")[^}]*\} (\d+)$/m;
+    /** One scrape on a connection of its own (the cluster hands connections to the workers in turn): the count of those requests. */
+    const scrape = async () => {
+      const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = request(`${server.url}/metrics`, { agent: false }, (res) => {
+          let text = "";
+          res.on("data", (chunk) => (text += chunk));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        });
+        req.on("error", reject).end();
+      });
+      expect(status).toBe(200);
+      return Number(ROUTE.exec(text)?.[1] ?? 0);
+    };
+    const before = await scrape();
+    const servedBy = new Set<number>();
+    for (let i = 0; i < 6; i++) servedBy.add((await once("GET", "/v1/openapi.json", {})).worker);
+    expect(servedBy).toEqual(new Set([1, 2]));
+    const counts = [];
+    for (let i = 0; i < 4; i++) counts.push(await scrape());
+    expect(counts).toEqual(Array(4).fill(before + 6));
+  });
+
   it("replaces a worker that dies", async () => {
     const started = () => server.output.filter((line) => line.includes('"server started"')).map((line) => JSON.parse(line) as { worker: number; pid: number });
     const before = started();

@@ -15,7 +15,11 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-/** A live subscription, seen from the client: what ends it is the test's subject. */
+/**
+ * A live subscription, seen from the client: what ends it is the test's subject. `ended` resolves
+ * with how it ended: a websocket's close `{code, reason}`, or an SSE stream's last result before its
+ * `event: complete`.
+ */
 type Stream = { ended: Promise<unknown>; nothingWithin(ms: number): Promise<void>; close(): void };
 
 const open: Stream[] = [];
@@ -29,9 +33,9 @@ function overWebsocket(on: TestServer, connectionParams: Record<string, string>)
   const connection = connectWs(on, connectionParams);
   const received: unknown[] = [];
   let closed = false;
-  const ended = connection.closed.then((code) => {
+  const ended = connection.closedWith.then((close) => {
     closed = true;
-    return { code };
+    return close;
   });
   connection.client.subscribe({ query: DEPOSIT_UPDATED }, { next: (result) => received.push(result), error: () => {}, complete: () => {} });
   const stream: Stream = {
@@ -50,7 +54,13 @@ async function overSse(headers: Record<string, string>): Promise<Stream> {
   const subscriber = await subscribeSse(server.url, headers, DEPOSIT_UPDATED);
   open.push(subscriber);
   expect(subscriber.status).toBe(200);
-  return subscriber;
+  return { ...subscriber, ended: subscriber.ended.then(() => subscriber.take(0).catch(() => undefined)) };
+}
+
+/** How each transport says a stream ended with its credential, revoked or expired. */
+function expectEndedBecause(transport: string, how: "revoked" | "expired", reason: unknown) {
+  if (transport === "graphql-ws") return expect(reason).toEqual({ code: 4401, reason: expect.stringMatching(how === "revoked" ? /revoked or logged out/ : /has expired/) });
+  expect(reason).toMatchObject({ errors: [{ message: expect.stringMatching(/^The credential this stream was opened with/), extensions: { code: "UNAUTHENTICATED", details: { reason: how } } }] });
 }
 
 
@@ -76,6 +86,7 @@ describe("streams end with their credential", () => {
   const ENDINGS = [
     {
       ending: "its API key is revoked by another key of the client",
+      how: "revoked" as const,
       async credential() {
         const { tenant, keyId, key } = await secondKey(server);
         return { headers: { "x-api-key": key }, end: () => rest(server, "DELETE", `/v1/api-keys/${keyId}`, { headers: tenant.headers }) };
@@ -83,10 +94,19 @@ describe("streams end with their credential", () => {
     },
     {
       ending: "its JWT session is logged out",
+      how: "revoked" as const,
       async credential() {
         const tenant = await newTenant(server);
         const headers = { "x-client-auth": await craftSessionToken(server, tenant.clientId) };
         return { headers, end: () => rest(server, "POST", "/v1/client-auth/logout", { headers }) };
+      },
+    },
+    {
+      ending: "its API key is rolled without a grace period",
+      how: "expired" as const,
+      async credential() {
+        const { tenant, keyId, key } = await secondKey(server);
+        return { headers: { "x-api-key": key }, end: () => rest(server, "POST", `/v1/api-keys/${keyId}/roll`, { headers: tenant.headers, body: { expiresInHours: 0 } }) };
       },
     },
   ];
@@ -97,7 +117,7 @@ describe("streams end with their credential", () => {
 
   it.each(ENDINGS.flatMap((ending) => TRANSPORTS.map((transport) => ({ ...ending, ...transport }))))(
     "a $transport subscription ends soon after $ending",
-    async ({ transport, credential, subscribe }) => {
+    async ({ transport, how, credential, subscribe }) => {
       const { headers, end } = await credential();
       const subscriber = await subscribe(headers);
       await settle();
@@ -106,7 +126,7 @@ describe("streams end with their credential", () => {
       expect((await end()).status).toBe(200);
       const { afterMs, reason } = await endOf(subscriber, endedAt);
       expect(afterMs).toBeLessThan(ENDS_WITHIN_MS);
-      if (transport === "graphql-ws") expect(reason).toMatchObject({ code: 4401 });
+      expectEndedBecause(transport, how, reason);
     },
   );
 
@@ -122,7 +142,7 @@ describe("streams end with their credential", () => {
     const endedAt = Date.now();
     expect(endedAt).toBeGreaterThanOrEqual(expiresAt - 50);
     expect(endedAt - expiresAt).toBeLessThan(ENDS_WITHIN_MS);
-    if (transport === "graphql-ws") expect(reason).toMatchObject({ code: 4401 });
+    expectEndedBecause(transport, "expired", reason);
   });
 
   // Instances see each other's revocations only through a shared PostgreSQL; the embedded database is one process's.
@@ -136,7 +156,7 @@ describe("streams end with their credential", () => {
       const revokedAt = Date.now();
       expect((await rest(server, "DELETE", `/v1/api-keys/${keyId}`, { headers: tenant.headers })).status).toBe(200);
       const { afterMs, reason } = await endOf(subscriber, revokedAt);
-      expect(reason).toMatchObject({ code: 4401 });
+      expectEndedBecause("graphql-ws", "revoked", reason);
       expect(afterMs).toBeLessThan(ENDS_WITHIN_MS);
     } finally {
       await other.stop();
@@ -147,5 +167,30 @@ describe("streams end with their credential", () => {
     const { key } = await secondKey(server);
     const subscriber = overWebsocket(server, { "x-api-key": key });
     await expect(endOf(subscriber, Date.now(), 2000)).rejects.toThrow(/still open/);
+  });
+});
+
+describe("a graphql-ws connection refused at connection_init is closed with a code and a reason", () => {
+  it.each([
+    { refusal: "no credential", params: async () => ({}), reason: /^Missing credentials: send x-api-key or x-client-auth$/ },
+    { refusal: "an unknown API key", params: async () => ({ "x-api-key": "fpk_000000000000.nope" }), reason: /^Invalid, revoked or expired API key$/ },
+    {
+      refusal: "an API key used from outside its allowlist",
+      async params() {
+        const tenant = await newTenant(server);
+        const created = await rest(server, "POST", "/v1/api-keys", { headers: tenant.headers, body: { allowedIps: ["203.0.113.0/24"] } });
+        return { "x-api-key": created.body.key as string };
+      },
+      reason: /may not be used from this address/,
+    },
+  ])("$refusal: 4403 with the reason", async ({ params, reason }) => {
+    const connection = connectWs(server, await params());
+    try {
+      const close = await connection.closedWith;
+      expect(close.code).toBe(4403);
+      expect(close.reason).toMatch(reason);
+    } finally {
+      await connection.dispose();
+    }
   });
 });

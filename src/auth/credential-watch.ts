@@ -1,6 +1,6 @@
 import type { Logger } from "../logger.js";
 import type { AuthenticatedClient } from "./authenticated-client.js";
-import type { AuthService } from "./service.js";
+import type { AuthService, CredentialEnd } from "./service.js";
 
 /** How often live credentials are re-checked: a revocation or logout on any instance is seen within this. */
 const SWEEP_INTERVAL_MS = 500;
@@ -14,22 +14,22 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * query for all of them, and only while something is watched).
  */
 export class CredentialWatch {
-  private readonly watchers = new Map<string, Set<() => void>>();
+  private readonly watchers = new Map<string, Set<(how: CredentialEnd) => void>>();
   private sweep?: NodeJS.Timeout;
   private closed = false;
 
   constructor(private readonly deps: { auth: AuthService; logger: Logger }) {}
 
-  /** Calls `onEnd` once when the credential ends; the returned function stops watching. */
-  watch(credential: AuthenticatedClient, onEnd: () => void): () => void {
+  /** Calls `onEnd` once when the credential ends, with how; the returned function stops watching. */
+  watch(credential: AuthenticatedClient, onEnd: (how: CredentialEnd) => void): () => void {
     let watching = true;
-    const end = () => {
+    const end = (how: CredentialEnd) => {
       if (!watching) return;
       stop();
-      onEnd();
+      onEnd(how);
     };
     const expiry = credential.expiresAt
-      ? setTimeout(end, Math.min(Math.max(0, credential.expiresAt.getTime() - Date.now()), MAX_TIMER_MS))
+      ? setTimeout(() => end("expired"), Math.min(Math.max(0, credential.expiresAt.getTime() - Date.now()), MAX_TIMER_MS))
       : undefined;
     const watchers = this.watchers.get(credential.credentialId) ?? new Set();
     watchers.add(end);
@@ -58,7 +58,7 @@ export class CredentialWatch {
   private async runSweep() {
     try {
       const ended = await this.deps.auth.endedCredentials([...this.watchers.keys()]);
-      for (const id of ended) for (const end of [...(this.watchers.get(id) ?? [])]) end();
+      for (const [id, how] of ended) for (const end of [...(this.watchers.get(id) ?? [])]) end(how);
     } catch (err) {
       this.deps.logger.warn({ err }, "could not re-check live credentials");
     } finally {
@@ -67,3 +67,12 @@ export class CredentialWatch {
     }
   }
 }
+
+/**
+ * Why a stream ended with its credential, in words a client can show: the reason of a websocket's
+ * 4401 close, and the message of an SSE stream's last `next` event (close reasons hold 123 bytes).
+ */
+export const CREDENTIAL_ENDED_MESSAGES: Record<CredentialEnd, string> = {
+  revoked: "The credential this stream was opened with was revoked or logged out",
+  expired: "The credential this stream was opened with has expired",
+};

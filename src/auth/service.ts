@@ -14,6 +14,8 @@ import type { Credentials } from "./credentials.js";
 import { SessionTokens } from "./jwt.js";
 import { assertMayRequestCode, assertMayVerify, OTP_MAX_ATTEMPTS, OTP_TTL_MS, OTP_WINDOW_MS, type RecentCode } from "./otp-limits.js";
 
+/** How a credential ended: revoked (an API key revoked, a session logged out) or past its end (an expiry, a rolled key's grace). */
+export type CredentialEnd = "revoked" | "expired";
 
 export const OtpRequest = z.object({
   email,
@@ -142,20 +144,15 @@ export class AuthService {
     };
   }
 
-  /** Of the given credential ids (API keys and sessions), those revoked, logged out or expired by now (a key rolled since it was watched included). */
-  async endedCredentials(ids: string[]): Promise<Set<string>> {
+  /**
+   * Of the given credential ids (API keys and sessions), those revoked, logged out or expired by now
+   * (a key rolled since it was watched included), each with how it ended.
+   */
+  async endedCredentials(ids: string[]): Promise<Map<string, CredentialEnd>> {
     const now = new Date();
-    const [keys, sessions] = await Promise.all([
-      this.deps.prisma.apiKey.findMany({
-        where: { id: { in: ids }, OR: [{ revokedAt: { not: null } }, { expiresAt: { lte: now } }] },
-        select: { id: true },
-      }),
-      this.deps.prisma.session.findMany({
-        where: { id: { in: ids }, OR: [{ revokedAt: { not: null } }, { expiresAt: { lte: now } }] },
-        select: { id: true },
-      }),
-    ]);
-    return new Set([...keys, ...sessions].map((row) => row.id));
+    const ended = { where: { id: { in: ids }, OR: [{ revokedAt: { not: null } }, { expiresAt: { lte: now } }] }, select: { id: true, revokedAt: true } };
+    const [keys, sessions] = await Promise.all([this.deps.prisma.apiKey.findMany(ended), this.deps.prisma.session.findMany(ended)]);
+    return new Map([...keys, ...sessions].map((row) => [row.id, row.revokedAt ? "revoked" : "expired"]));
   }
 
   /** `status` and `logout` are about the session token itself, so they need the JWT. */

@@ -6,7 +6,7 @@ import { CloseCode } from "graphql-ws";
 import { useServer } from "graphql-ws/use/ws";
 import { credentialsFromConnectionParams } from "../auth/credentials.js";
 import { AppError } from "../errors.js";
-import type { CredentialWatch } from "../auth/credential-watch.js";
+import { CREDENTIAL_ENDED_MESSAGES, type CredentialWatch } from "../auth/credential-watch.js";
 import { authenticateWithinBudget } from "../pipeline/auth-failures.js";
 import type { OpenStreams } from "../pipeline/open-streams.js";
 import type { RateLimits } from "../pipeline/rate-limits.js";
@@ -94,7 +94,9 @@ export function attachWebSocketServer(
         try {
           credential = await authenticateWithinBudget(deps.rateLimits, ip, () => deps.services.auth.authenticate(credentialsFromConnectionParams(ctx.connectionParams), ip));
         } catch (error) {
-          if (error instanceof AppError && error.code === "RATE_LIMITED") extra.socket.close(TOO_MANY_CONNECTIONS, error.message);
+          // Refused: over the failed-authentication budget (4429), or the credential's own refusal (4403: missing, unknown, revoked, expired, another address).
+          if (!(error instanceof AppError)) return false;
+          extra.socket.close(error.code === "RATE_LIMITED" ? TOO_MANY_CONNECTIONS : CloseCode.Forbidden, closeReason(error.message));
           return false;
         }
         // Closed while its credential was checked: onClose has already run, so nothing may be registered now.
@@ -104,7 +106,7 @@ export function attachWebSocketServer(
           return false;
         }
         extra.release = deps.streams.openForClient(credential.clientId);
-        extra.stopWatching = deps.watch.watch(credential, () => extra.socket.close(CREDENTIAL_ENDED, "Credential revoked or expired"));
+        extra.stopWatching = deps.watch.watch(credential, (how) => extra.socket.close(CREDENTIAL_ENDED, CREDENTIAL_ENDED_MESSAGES[how]));
         return true;
       },
       onNext: (_ctx, _id, _payload, _args, result) => withoutHttpExtensions(result),
@@ -158,6 +160,12 @@ export function attachWebSocketServer(
       await new Promise<void>((resolve) => wsServer.close(() => resolve()));
     },
   };
+}
+
+/** A close frame's reason holds at most 123 bytes of UTF-8. */
+function closeReason(text: string): string {
+  const bytes = Buffer.from(text);
+  return bytes.length <= 123 ? text : `${bytes.subarray(0, 120).toString().replace(/\uFFFD$/, "")}…`;
 }
 
 /** `extensions.http` tells yoga an HTTP status; a websocket has none to set, so it is not sent. */

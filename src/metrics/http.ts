@@ -3,17 +3,31 @@ import type { Server } from "node:http";
 import type { Request, RequestHandler, Response } from "express";
 import { Gauge } from "prom-client";
 import type pg from "pg";
+import type { Logger } from "../logger.js";
+import { clusterMetricsOf } from "./cluster.js";
 import type { Metrics } from "./metrics.js";
 
-/** GET /metrics in Prometheus text format; with a token configured, only for `Authorization: Bearer <token>`. */
-export function metricsEndpoint(metrics: Metrics, token: string | undefined): RequestHandler {
+/**
+ * GET /metrics in Prometheus text format, for the whole server (every worker's, summed, when there
+ * are workers); with a token configured, only for `Authorization: Bearer <token>`.
+ */
+export function metricsEndpoint(metrics: Metrics, token: string | undefined, logger: Logger): RequestHandler {
+  const read = clusterMetricsOf(metrics.registry) ?? (() => metrics.registry.metrics());
   return async (req: Request, res: Response) => {
     if (token !== undefined && !sameSecret(bearerToken(req), token)) {
       res.setHeader("WWW-Authenticate", 'Bearer realm="metrics"');
       res.status(401).json({ error: "A valid bearer token is required" });
       return;
     }
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    let text: string;
+    try {
+      text = await read();
+    } catch (err) {
+      logger.warn({ err }, "could not collect the workers' metrics");
+      res.status(503).json({ error: "Metrics are unavailable; retry shortly" });
+      return;
+    }
+    res.type(metrics.registry.contentType).send(text);
   };
 }
 

@@ -3,6 +3,7 @@ import { isEnumType, type ExecutionResult, type GraphQLError } from "graphql";
 import { ERROR_CODES } from "../errors.js";
 import { codeOf } from "../graphql/errors.js";
 import { schema } from "../graphql/schema.js";
+import type { CallerFieldOf } from "./caller-fields.js";
 import type { ErrorOverride } from "./route.js";
 
 export type RestError = { status: number; body: Record<string, unknown> };
@@ -10,19 +11,36 @@ export type RestError = { status: number; body: Record<string, unknown> };
 /**
  * The one place errors become REST responses. Every error reaching here went through the pipeline's
  * mapping (`maskError`): its code gives the status and its message the `{error}` (plus `details`),
- * shaped by the route's overrides where the contract differs; `code` and `requestId` follow.
+ * shaped by the route's overrides where the contract differs; `code`, `param` and `requestId` follow.
+ * On a route, the field at fault (the error's `param`, or the field its message starts with) is named
+ * as the caller wrote it, in the message and in `param` (`first` is the query's `limit`).
  */
-export function restError(error: GraphQLError, overrides: Partial<Record<string, ErrorOverride>> = {}): RestError {
+export function restError(error: GraphQLError, overrides: Partial<Record<string, ErrorOverride>> = {}, callerFieldOf?: CallerFieldOf): RestError {
   const code = codeOf(error);
   const override = overrides[code] ?? {};
-  const message = code === "BAD_USER_INPUT" ? readable(error.message) : code === "INTERNAL" ? "Internal server error" : error.message;
+  const text = code === "BAD_USER_INPUT" ? readable(error.message) : code === "INTERNAL" ? "Internal server error" : error.message;
+  const { details, requestId, param } = error.extensions ?? {};
+  const { message, field } = callerFieldOf ? inCallerTerms(text, typeof param === "string" ? param : undefined, callerFieldOf) : { message: text, field: param };
   const body: Record<string, unknown> = { [override.field ?? "error"]: message };
-  const { details, requestId } = error.extensions ?? {};
   if (typeof details === "string" || (typeof details === "object" && details !== null)) body.details = details;
-  // Beside the contract's fields: a machine-readable code, and the id to quote to support.
+  // Beside the contract's fields: a machine-readable code, the field at fault, and the id to quote to support.
   body.code = code;
+  if (typeof field === "string") body.param = field;
   if (typeof requestId === "string") body.requestId = requestId;
   return { status: override.status ?? ERROR_CODES[code], body };
+}
+
+/** The field a message starts with: `email: …`, `limit must be …`, `userId is required`. */
+const LEADING_FIELD = /^(\w+(?:\.\w+|\[\d+\])*)(?=: | must | is )/;
+
+/** A message and its field, renamed from the operation's names to the caller's. */
+function inCallerTerms(text: string, param: string | undefined, callerFieldOf: CallerFieldOf): { message: string; field?: string } {
+  const leading = LEADING_FIELD.exec(text)?.[1];
+  const named = leading !== undefined ? callerFieldOf(leading) : undefined;
+  if (named) return { message: `${named.param}${named.reason ?? text.slice(leading!.length)}`, field: named.param };
+  const found = param !== undefined ? callerFieldOf(param) : undefined;
+  if (!found) return { message: text, field: param };
+  return { message: `${found.param}${found.reason ?? `: ${text}`}`, field: found.param };
 }
 
 /** Headers the pipeline attached to a result or its errors (Retry-After, Idempotent-Replayed). */
@@ -34,12 +52,13 @@ export function setPipelineHeaders(res: ServerResponse, result: ExecutionResult)
 
 /**
  * `Variable "$input" got invalid value 5 at "input.email"; …` → `email: …`;
- * `Variable "$page" got invalid value "abc"; …` → `page: …`; a missing or null required value → `… is required`;
+ * `Variable "$page" got invalid value "abc"; …` → `page: …`; a missing or null required value → `… is required`
+ * (`bankAccount.routing is required`);
  * a value outside an enum → `currency must be one of NGN, USD, …`.
  */
 function readable(message: string): string {
-  const missingField = /Field "(\w+)" of required type "[^"]+" was not provided\.$/.exec(message);
-  if (missingField) return `${missingField[1]} is required`;
+  const missingField = /^Variable "\$\w+" got invalid value .*?(?: at "(?:\w+\.)?([\w.[\]]+)")?; Field "(\w+)" of required type "[^"]+" was not provided\.$/s.exec(message);
+  if (missingField) return `${missingField[1] ? `${missingField[1]}.` : ""}${missingField[2]} is required`;
   const missing = /^Variable "\$(\w+)" of (?:required|non-null) type "[^"]+" (?:must not be null|was not provided)\.$/.exec(message);
   if (missing) return `${missing[1]} is required`;
   const invalid = /^Variable "\$(\w+)" got invalid value .*?(?: at "(?:\w+\.)?([\w.[\]]+)")?; (.*)$/s.exec(message);
@@ -47,8 +66,13 @@ function readable(message: string): string {
   const field = invalid[2] ?? invalid[1];
   const enumValues = enumValuesIn(invalid[3]);
   if (enumValues) return `${field} must be one of ${enumValues.join(", ")}`;
+  const scalar = /^(\w+) cannot represent/.exec(invalid[3])?.[1];
+  if (scalar && scalar in SCALAR_NAMES) return `${field} must be ${SCALAR_NAMES[scalar as keyof typeof SCALAR_NAMES]}`;
   return /^Expected non-nullable type "[^"]+" not to be null\.$/.test(invalid[3]) ? `${field} is required` : `${field}: ${invalid[3]}`;
 }
+
+/** GraphQL's built-in scalars as a REST caller knows them. */
+const SCALAR_NAMES = { Int: "an integer", Float: "a number", String: "a string", ID: "a string", Boolean: "a boolean" } as const;
 
 /** `Value "x" does not exist in "Currency" enum.` or `Enum "Currency" cannot represent non-string value: 5.` → that enum's values. */
 function enumValuesIn(reason: string): string[] | undefined {

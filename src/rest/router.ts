@@ -4,8 +4,9 @@ import { schema as appSchema } from "../graphql/schema.js";
 import type { Yoga } from "../graphql/yoga.js";
 import { exchangeOf } from "../http/exchange.js";
 import { sendJson } from "../http/json.js";
+import { callerFieldsOf, type CallerFieldOf } from "./caller-fields.js";
 import { restError, setPipelineHeaders } from "./respond.js";
-import type { Route } from "./route.js";
+import type { RestInput, Route } from "./route.js";
 
 export const REST_MOUNT = "/v1";
 
@@ -34,12 +35,13 @@ export function restRouter(routes: readonly Route[], yoga: Yoga): Router {
   const router = Router({ caseSensitive: false, strict: false });
   for (const route of routes) {
     const method = route.method.toLowerCase() as Lowercase<Route["method"]>;
-    router[method](mountedPath(route, appSchema), (req, res) => answer(route, req, res, yoga));
+    const callerFieldsIn = callerFieldsOf(route);
+    router[method](mountedPath(route, appSchema), (req, res) => answer(route, callerFieldsIn, req, res, yoga));
   }
   return router;
 }
 
-async function answer(route: Route, req: Request, res: Response, yoga: Yoga) {
+async function answer(route: Route, callerFieldsIn: (input: RestInput) => CallerFieldOf, req: Request, res: Response, yoga: Yoga) {
   const exchange = exchangeOf(req);
   exchange.route = route.path;
   const requestInfo = exchange.enterPipeline("rest");
@@ -53,7 +55,7 @@ async function answer(route: Route, req: Request, res: Response, yoga: Yoga) {
   });
   setPipelineHeaders(res, result);
   if (result.errors?.length) {
-    const error = restError(result.errors[0], route.errors);
+    const error = restError(result.errors[0], route.errors, callerFieldsIn(input));
     return sendJson(res, error.status, error.body);
   }
   sendJson(res, route.status ?? 200, route.result(result.data));

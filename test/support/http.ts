@@ -57,8 +57,8 @@ export async function createUser(server: TestServer, tenant: Pick<Tenant, "heade
 export const statusCounts = (results: { status: number }[]) =>
   results.reduce<Record<number, number>>((counts, r) => ({ ...counts, [r.status]: (counts[r.status] ?? 0) + 1 }), {});
 
-/** A REST error body's keys as the contract has them (`code` and `requestId`, ours, stand beside them). */
-export const contractKeys = (body: Record<string, unknown>) => Object.keys(body).filter((key) => key !== "code" && key !== "requestId");
+/** A REST error body's keys as the contract has them (`code`, `param` and `requestId`, ours, stand beside them). */
+export const contractKeys = (body: Record<string, unknown>) => Object.keys(body).filter((key) => key !== "code" && key !== "requestId" && key !== "param");
 
-/** A REST error body without our `code` and `requestId`: what the contract shows. */
-export const contractBody = (body: Record<string, unknown>) => Object.fromEntries(Object.entries(body).filter(([key]) => key !== "code" && key !== "requestId"));
+/** A REST error body without our `code`, `param` and `requestId`: what the contract shows. */
+export const contractBody = (body: Record<string, unknown>) => Object.fromEntries(Object.entries(body).filter(([key]) => key !== "code" && key !== "requestId" && key !== "param"));

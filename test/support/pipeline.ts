@@ -63,6 +63,8 @@ export type WsConnection = {
   run(payload: { query: string; variables?: Record<string, unknown>; extensions?: Record<string, unknown> }): Promise<GraphqlResult[]>;
   /** Resolves with the close code once the server closes the connection. */
   readonly closed: Promise<number>;
+  /** The same close, with its reason. */
+  readonly closedWith: Promise<{ code: number; reason: string }>;
   client: Client;
   dispose(): Promise<void>;
 };
@@ -72,8 +74,8 @@ export function connectWs(
   connectionParams: Record<string, unknown>,
   options: { headers?: Record<string, string> } = {},
 ): WsConnection {
-  let onClosed: (code: number) => void = () => {};
-  const closed = new Promise<number>((resolve) => (onClosed = resolve));
+  let onClosed: (close: { code: number; reason: string }) => void = () => {};
+  const closedWith = new Promise<{ code: number; reason: string }>((resolve) => (onClosed = resolve));
   const headers = options.headers;
   class WithHeaders extends WebSocket {
     constructor(address: string, protocols?: string | string[]) {
@@ -86,12 +88,13 @@ export function connectWs(
     connectionParams,
     retryAttempts: 0,
     lazy: false,
-    on: { closed: (event) => onClosed((event as { code: number }).code) },
+    on: { closed: (event) => onClosed({ code: (event as { code: number }).code, reason: String((event as { reason?: unknown }).reason ?? "") }) },
     onNonLazyError: () => {},
   });
   return {
     client,
-    closed,
+    closed: closedWith.then(({ code }) => code),
+    closedWith,
     run: (payload) =>
       new Promise((resolve, reject) => {
         const results: GraphqlResult[] = [];

@@ -81,7 +81,7 @@ export const cardRoutes = [
     result: ({ cardTransactionsPage: page }) => ({ ...page, transactions: page.transactions.map(asContractTransaction) }),
     docs: {
       summary: "A page of the user's card transactions",
-      params: { ...doc.userParam, page: "page number, from 1" },
+      params: { ...doc.userParam, page: z.int().min(1).describe("page number, from 1") },
       response: z.object({ page: z.int(), pages: z.int(), total: z.int(), transactions: z.array(CardTransaction) }),
       errors: ["NOT_FOUND"],
       example: { response: { page: 1, pages: 1, total: 1, transactions: [examples.cardTransaction] } },
