@@ -1,0 +1,127 @@
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { promisify } from "node:util";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TRIGGERS } from "../scripts/sandbox-triggers.js";
+import { startReceiver, type Receiver } from "./support/webhook-receiver.js";
+import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
+
+// `npm run listen` and `npm run trigger` as a developer runs them: each its own process (tsx), against
+// a real server, forwarding to a real node:http receiver on 127.0.0.1 that verifies every request
+// with the standardwebhooks package and the secret listen printed.
+
+const run = promisify(execFile);
+const tsx = join(process.cwd(), "node_modules/.bin/tsx");
+const SECRET_LINE = /^webhook signing secret (whsec_\S+)$/;
+
+type Listener = { child: ChildProcess; lines: string[]; exited: Promise<number | null>; waitForLine(match: RegExp, timeoutMs?: number): Promise<string> };
+
+function startListen(env: Record<string, string>, args: string[]): Listener {
+  const child = spawn(tsx, ["scripts/listen.ts", ...args], { cwd: process.cwd(), env: { PATH: process.env.PATH, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const lines: string[] = [];
+  createInterface({ input: child.stdout! }).on("line", (line) => lines.push(line));
+  createInterface({ input: child.stderr! }).on("line", (line) => lines.push(`stderr: ${line}`));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return {
+    child,
+    lines,
+    exited,
+    async waitForLine(match, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const line = lines.find((candidate) => match.test(candidate));
+        if (line) return line;
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`listen printed no line matching ${match}:\n${lines.join("\n")}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+  };
+}
+
+const trigger = (tenant: Tenant, server: TestServer, type: string) =>
+  run(tsx, ["scripts/trigger.ts", type], { cwd: process.cwd(), env: { PATH: process.env.PATH, API_KEY: tenant.apiKey, BASE_URL: server.url }, timeout: 60_000 });
+
+describe("npm run listen and npm run trigger", { timeout: 120_000 }, () => {
+  let server: TestServer;
+  let receiver: Receiver;
+  /** The secret listen printed: the receiver verifies with it, as a developer's would. */
+  let secret = "";
+  const verified = (request: { headers: Record<string, string | string[] | undefined>; body: string }) => {
+    try {
+      return new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as { id: string; type: string };
+    } catch {
+      return undefined;
+    }
+  };
+
+  beforeAll(async () => {
+    server = await startServer();
+    // Signed right: 204, except deposit.created, answered 500 (its line must show it). Signed wrong: 400.
+    receiver = await startReceiver((_n, request) => {
+      const event = verified(request);
+      return !event ? 400 : event.type === "deposit.created" ? 500 : 204;
+    });
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await server?.stop();
+  });
+
+  it("forwards each event signed with the printed secret, prints the receiver's status per event, and stops on SIGINT", async () => {
+    const tenant = await newTenant(server);
+    const listen = startListen({ API_KEY: tenant.apiKey, BASE_URL: server.url }, ["--forward", receiver.url]);
+    try {
+      secret = SECRET_LINE.exec(await listen.waitForLine(SECRET_LINE))![1];
+
+      const { stdout } = await trigger(tenant, server, "deposit.completed");
+      const depositId = /^triggered deposit\.completed: deposit (\S+)$/m.exec(stdout)?.[1];
+      expect(depositId, stdout).toBeDefined();
+      const completedLine = await listen.waitForLine(/ deposit\.completed /);
+      const createdLine = await listen.waitForLine(/ deposit\.created /);
+
+      // The receiver got the deposit's events, each verified with the printed secret, as the server's feed has them.
+      const completed = receiver.received.find((request) => verified(request)?.type === "deposit.completed");
+      expect(completed, JSON.stringify(receiver.received.map((request) => request.body))).toBeDefined();
+      const eventId = completed!.headers["webhook-id"] as string;
+      expect(JSON.parse(completed!.body)).toMatchObject({ id: eventId, type: "deposit.completed", data: { object: { id: depositId, status: "COMPLETED" } } });
+      const { id, type, createdAt, data } = (await (await fetch(`${server.url}/v1/events/${eventId}`, { headers: tenant.headers })).json()) as Record<string, unknown>;
+      expect(completed!.body).toBe(JSON.stringify({ id, type, createdAt, data }));
+      expect(receiver.received.every((request) => verified(request))).toBe(true);
+
+      // One line per event, with what the receiver answered.
+      expect(completedLine).toMatch(new RegExp(`deposit\\.completed +${eventId}  → 204$`));
+      expect(createdLine).toMatch(/deposit\.created +evt_\S+  → 500$/);
+      expect(listen.lines.filter((line) => / → /.test(line))).toHaveLength(new Set(receiver.received.map((request) => request.headers["webhook-id"])).size);
+
+      listen.child.kill("SIGINT");
+      expect(await listen.exited).toBe(0);
+      expect(listen.lines.at(-1)).toBe("stopped");
+    } finally {
+      listen.child.kill("SIGKILL");
+    }
+  });
+
+  it.each(Object.keys(TRIGGERS))("trigger %s: the event is in the client's feed", async (type) => {
+    const tenant = await newTenant(server);
+    const { stdout } = await trigger(tenant, server, type);
+    expect(stdout).toMatch(new RegExp(`^triggered ${type.replaceAll(".", "\\.")}: `, "m"));
+    const feed = (await (await fetch(`${server.url}/v1/events?type=${type}`, { headers: tenant.headers })).json()) as { data: { type: string }[] };
+    expect(feed.data.map((event) => event.type)).toContain(type);
+  });
+
+  it.each([
+    ["a type the API does not have", "deposit.done"],
+    ["a type the sandbox cannot produce", "withdrawal.returned"],
+  ])("trigger refuses %s, listing the types it can produce", async (_case, type) => {
+    const tenant = await newTenant(server);
+    const failure = await trigger(tenant, server, type).then(
+      () => expect.fail(`trigger accepted ${type}`),
+      (err: { code: number; stderr: string }) => err,
+    );
+    expect(failure.code).toBe(2);
+    expect(failure.stderr).toContain(`the sandbox cannot produce "${type}"`);
+    expect(failure.stderr).toContain("  deposit.completed\n");
+  });
+});
