@@ -1,4 +1,5 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
@@ -123,5 +124,11 @@ describe("npm run listen and npm run trigger", { timeout: 120_000 }, () => {
     expect(failure.code).toBe(2);
     expect(failure.stderr).toContain(`the sandbox cannot produce "${type}"`);
     expect(failure.stderr).toContain("  deposit.completed\n");
+  });
+
+  it("the documented list of types trigger can produce is the list it has", () => {
+    const docs = readFileSync(join(process.cwd(), "docs/events-and-webhooks.md"), "utf8");
+    const sentence = /It can produce ([^]*?)\(`scripts\/sandbox-triggers\.ts`\)/.exec(docs)?.[1] ?? "";
+    expect([...sentence.matchAll(/`([a-z_.]+)`/g)].map((match) => match[1])).toEqual(Object.keys(TRIGGERS));
   });
 });
