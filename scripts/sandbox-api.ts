@@ -25,7 +25,7 @@ export function apiKey(script: string): string {
 }
 
 /** One REST call with the key; a non-2xx answer rejects with ApiError. */
-export async function rest<T>(key: string, method: "GET" | "POST", path: string, options: { body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
+export async function rest<T>(key: string, method: "GET" | "POST" | "PATCH", path: string, options: { body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
   const response = await fetch(`${BASE_URL}${path}`, {
     method,
     headers: { "x-api-key": key, ...(options.body === undefined ? {} : { "content-type": "application/json" }) },

@@ -1,7 +1,7 @@
 // The events the sandbox can produce for `npm run trigger`, each through the public API alone: a
 // user, the account or funds the event needs, then the sandbox action.
 
-export type Call = <T>(method: "GET" | "POST", path: string, body?: unknown) => Promise<T>;
+export type Call = <T>(method: "GET" | "POST" | "PATCH", path: string, body?: unknown) => Promise<T>;
 type Made = { id: string };
 
 const newUser = (call: Call) =>
@@ -30,6 +30,26 @@ async function cardholder(call: Call) {
   return user;
 }
 
+/** A USDC withdrawal (PENDING) of a user whose settled NGN deposit became USDC. */
+async function withdrawal(call: Call) {
+  const { user, deposit } = await pendingDeposit(call);
+  await call("POST", `/v1/sandbox/deposits/${deposit.id}/complete`);
+  return call<{ reference: string }>("POST", "/v1/withdrawals/usdc", {
+    userId: user.id,
+    amount: 15,
+    walletAddress: "0x71C7656EC7ab88b098defB751B7401B5f6d8976F",
+    network: "BASE",
+    chainId: 8453,
+  });
+}
+
+/** A withdrawal taken through sandbox steps (`process`, `complete`, …) in order. */
+const withdrawalThrough = (...steps: { path: string; body?: unknown }[]) => async (call: Call) => {
+  const { reference } = await withdrawal(call);
+  for (const step of steps) await call("POST", `/v1/sandbox/withdrawals/${reference}/${step.path}`, step.body);
+  return `withdrawal ${reference}`;
+};
+
 const authorization = async (call: Call) => {
   const user = await cardholder(call);
   return call<Made>("POST", "/v1/sandbox/card-authorizations", { userId: user.id, amount: 12.5, merchant: "Hotel Sandbox" });
@@ -38,6 +58,11 @@ const authorization = async (call: Call) => {
 /** Each event type the sandbox can produce, and how: what it made, to print. */
 export const TRIGGERS = {
   "user.created": async (call: Call) => `user ${(await newUser(call)).id}`,
+  "user.updated": async (call: Call) => {
+    const user = await newUser(call);
+    await call("PATCH", `/v1/user/${user.id}`, { metadata: { source: "npm run trigger" } });
+    return `user ${user.id}`;
+  },
   "virtual_account.created": async (call: Call) => {
     const user = await newUser(call);
     await call("POST", "/v1/virtual-account/NGN", { userId: user.id });
@@ -54,6 +79,11 @@ export const TRIGGERS = {
     await call("POST", `/v1/sandbox/deposits/${deposit.id}/fail`, { reason: "sender recalled the payment" });
     return `deposit ${deposit.id}`;
   },
+  "withdrawal.created": withdrawalThrough(),
+  "withdrawal.processing": withdrawalThrough({ path: "process" }),
+  "withdrawal.completed": withdrawalThrough({ path: "complete" }),
+  "withdrawal.failed": withdrawalThrough({ path: "fail", body: { reason: "the bank refused the payout" } }),
+  "withdrawal.returned": withdrawalThrough({ path: "complete" }, { path: "return", body: { reason: "the bank sent it back" } }),
   "conversion.completed": async (call: Call) => `USDC → USD conversion of user ${(await cardholder(call)).id}`,
   "card.transaction.created": async (call: Call) => {
     const user = await cardholder(call);

@@ -114,7 +114,7 @@ describe("npm run listen and npm run trigger", { timeout: 120_000 }, () => {
 
   it.each([
     ["a type the API does not have", "deposit.done"],
-    ["a type the sandbox cannot produce", "withdrawal.returned"],
+    ["a type the sandbox cannot produce", "api_key.rolled"],
   ])("trigger refuses %s, listing the types it can produce", async (_case, type) => {
     const tenant = await newTenant(server);
     const failure = await trigger(tenant, server, type).then(
