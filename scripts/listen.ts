@@ -67,8 +67,8 @@ async function main() {
       page = await rest(key, "GET", `/v1/events?limit=${PAGE}${cursor ? `&after=${encodeURIComponent(cursor)}` : ""}${typeQuery}`, { signal: stop.signal });
     } catch (err) {
       if (stop.signal.aborted) break;
-      if (err instanceof ApiError) throw err; // the server refused: a bad key or --events
-      // The server is restarting or unreachable: read on from the same cursor once it answers.
+      // Refused (a bad key, --events): stop. Unreachable, restarting, overloaded: read on from the same cursor once it answers.
+      if (err instanceof ApiError && err.status < 500 && err.status !== 429) throw err;
       process.stderr.write(`listen: ${BASE_URL} did not answer (${err instanceof Error ? err.message : String(err)}); retrying\n`);
       await sleep(RETRY_MS, undefined, { signal: stop.signal }).catch(() => undefined);
       continue;

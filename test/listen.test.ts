@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRIGGERS } from "../scripts/sandbox-triggers.js";
+import { startTcpProxy } from "./support/tcp-proxy.js";
 import { startReceiver, type Receiver } from "./support/webhook-receiver.js";
 import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
 
@@ -24,7 +25,8 @@ function startListen(env: Record<string, string>, args: string[]): Listener {
   const lines: string[] = [];
   createInterface({ input: child.stdout! }).on("line", (line) => lines.push(line));
   createInterface({ input: child.stderr! }).on("line", (line) => lines.push(`stderr: ${line}`));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  // "close": every line of its output has been read too.
+  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
   return {
     child,
     lines,
@@ -104,6 +106,36 @@ describe("npm run listen and npm run trigger", { timeout: 120_000 }, () => {
     } finally {
       listen.child.kill("SIGKILL");
     }
+  });
+
+  it("reads on from its cursor when the server comes back: an event written while it was unreachable is forwarded", async () => {
+    const tenant = await newTenant(server);
+    const proxy = await startTcpProxy({ host: "127.0.0.1", port: Number(new URL(server.url).port) });
+    const listen = startListen({ API_KEY: tenant.apiKey, BASE_URL: `http://127.0.0.1:${proxy.port}` }, ["--forward", receiver.url]);
+    try {
+      secret = SECRET_LINE.exec(await listen.waitForLine(SECRET_LINE))![1];
+      await proxy.cut();
+      await listen.waitForLine(/^stderr: listen: .* did not answer .*; retrying$/);
+      const { stdout } = await trigger(tenant, server, "user.created");
+      const userId = /^triggered user\.created: user (\S+)$/m.exec(stdout)![1];
+      await proxy.restore();
+      await listen.waitForLine(/ user\.created +evt_\S+  → 204$/);
+      expect(receiver.received.some((request) => verified(request)?.type === "user.created" && request.body.includes(userId))).toBe(true);
+    } finally {
+      listen.child.kill("SIGKILL");
+      await proxy.close();
+    }
+  });
+
+  it.each([
+    ["without --forward", (_key: string) => ({ args: [] as string[], key: _key }), 2, "--forward is required"],
+    ["with a key the server refuses", (key: string) => ({ args: ["--forward", "http://127.0.0.1:9/hooks"], key: `${key}x` }), 1, "answered 401"],
+  ])("listen stops at once %s, saying why", async (_case, setup, code, message) => {
+    const tenant = await newTenant(server);
+    const { args, key } = setup(tenant.apiKey);
+    const listen = startListen({ API_KEY: key, BASE_URL: server.url }, args);
+    expect(await listen.exited).toBe(code);
+    expect(listen.lines.join("\n")).toContain(message);
   });
 
   it.each(Object.keys(TRIGGERS))("trigger %s: the event is in the client's feed", async (type) => {
