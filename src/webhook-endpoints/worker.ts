@@ -3,7 +3,9 @@ import type { Sql } from "../db/sql.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { EventIds } from "../events/ids.js";
 import type { Logger } from "../logger.js";
-import { openSecret, signatureHeader } from "./secrets.js";
+import type { ClientEvent } from "../events/types.js";
+import { webhookMessage } from "./message.js";
+import { openSecret } from "./secrets.js";
 import { resolveWithDns, type ResolveHost } from "./resolve-host.js";
 import { DestinationRefused, NoResponse, postWebhook } from "./sender.js";
 
@@ -218,24 +220,16 @@ export class DeliveryWorker {
       await this.record(delivery, { status: null, succeeded: false, error: "the endpoint's secret could not be read", durationMs: 0, createdAt: new Date() });
       return;
     }
-    const payload = this.options.eventIds.clientEvent(delivery.clientId, event);
-    await this.record(delivery, await this.send(endpoint.url, payload.id, JSON.stringify(payload), keys));
+    await this.record(delivery, await this.send(endpoint.url, this.options.eventIds.clientEvent(delivery.clientId, event), keys));
   }
 
-  private async send(url: string, messageId: string, payload: string, secrets: string[]): Promise<Outcome> {
+  private async send(url: string, event: ClientEvent, secrets: string[]): Promise<Outcome> {
     const createdAt = new Date();
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    const timestamp = new Date();
-    const headers = {
-      "content-type": "application/json",
-      "user-agent": "fintech-platform-webhooks/1",
-      "webhook-id": messageId,
-      "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
-      "webhook-signature": signatureHeader(secrets, messageId, timestamp, payload),
-    };
+    const { headers, body } = webhookMessage(event, secrets);
     try {
-      const status = await postWebhook(url, headers, payload, {
+      const status = await postWebhook(url, headers, body, {
         resolveHost: this.options.resolveHost ?? resolveWithDns,
         strict: this.options.strictUrls,
         timeoutMs: this.options.timeoutMs,

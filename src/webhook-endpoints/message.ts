@@ -1,0 +1,25 @@
+import type { ClientEvent } from "../events/types.js";
+import { signatureHeader } from "./secrets.js";
+
+/** One webhook request: the headers and the raw body a receiver verifies. */
+export type WebhookMessage = { headers: Record<string, string>; body: string };
+
+/**
+ * What an endpoint receives for an event: the event JSON `{id, type, createdAt, data}`, signed the
+ * Standard Webhooks way with each secret (`webhook-id` is the event id, so every delivery of one
+ * event carries the same one). `npm run listen` forwards with this too, so what it sends is exactly
+ * what an endpoint would get.
+ */
+export function webhookMessage(event: ClientEvent, secrets: readonly string[], timestamp = new Date()): WebhookMessage {
+  const body = JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, data: event.data });
+  return {
+    body,
+    headers: {
+      "content-type": "application/json",
+      "user-agent": "fintech-platform-webhooks/1",
+      "webhook-id": event.id,
+      "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
+      "webhook-signature": signatureHeader(secrets, event.id, timestamp, body),
+    },
+  };
+}
