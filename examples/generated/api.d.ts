@@ -251,7 +251,7 @@ export interface paths {
         };
         /**
          * The user's card authorizations, newest first
-         * @description Restricted API keys need `users:read` and `cards:read`.
+         * @description Restricted API keys need `cards:read`.
          */
         get: operations["listCardAuthorizations"];
         put?: never;
@@ -397,7 +397,7 @@ export interface paths {
         };
         /**
          * The user's ledger entries, newest first
-         * @description Restricted API keys need `users:read` and `ledger:read`.
+         * @description Restricted API keys need `ledger:read`.
          */
         get: operations["listLedgerEntries"];
         put?: never;
@@ -417,7 +417,7 @@ export interface paths {
         };
         /**
          * Recompute the user's hash chains and check that their journals balance
-         * @description Restricted API keys need `users:read` and `ledger:read`.
+         * @description Restricted API keys need `ledger:read`.
          */
         get: operations["verifyLedger"];
         put?: never;
@@ -457,7 +457,7 @@ export interface paths {
         };
         /**
          * The user's deposit records, newest first
-         * @description Restricted API keys need `users:read` and `deposits:read`.
+         * @description Restricted API keys need `deposits:read`.
          */
         get: operations["listDeposits"];
         put?: never;
@@ -599,7 +599,7 @@ export interface paths {
         };
         /**
          * The user's withdrawals, newest first
-         * @description Restricted API keys need `users:read` and `withdrawals:read`.
+         * @description Restricted API keys need `withdrawals:read`.
          */
         get: operations["listWithdrawals"];
         put?: never;
@@ -835,7 +835,7 @@ export interface paths {
          * The user's posted, pending and available balances, one row per currency
          * @description One row per currency the user has an account in or a deposit PENDING in. `posted` is the ledger balance; `pending` adds deposits still PENDING and takes off the holds of pending card authorizations; `available` is posted less holds, what every spend checks.
          *
-         *     Restricted API keys need `users:read` and `accounts:read`.
+         *     Restricted API keys need `accounts:read`.
          */
         get: operations["getUserBalances"];
         put?: never;
@@ -1426,9 +1426,9 @@ export interface components {
             /** @description a label for lists */
             name?: string;
             permissions?: components["schemas"]["ApiKeyPermissions"];
-            /** @description hours (fractions allowed) until the key stops working, at most 8760; omitted or null: never */
+            /** @description hours (fractions allowed) until the key stops working, at most 8760; omitted or null: never, or when the creating key expires (a key that expires cannot create one that outlives it) */
             expiresInHours?: number | null;
-            /** @description IPv4/IPv6 addresses or CIDR ranges the key may be used from (1 to 20); omitted or null: anywhere */
+            /** @description IPv4/IPv6 addresses or CIDR ranges the key may be used from (1 to 20); omitted or null: anywhere, or the creating key's own (a key with an allowlist can only create keys within it) */
             allowedIps?: string[] | null;
         };
         CreatedApiKey: {
@@ -3982,7 +3982,7 @@ export interface operations {
                 /** @description the user's id (UUID) */
                 userId: string;
                 /** @description page number, from 1 */
-                page: string;
+                page: number;
             };
             cookie?: never;
         };
