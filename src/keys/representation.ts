@@ -15,17 +15,14 @@ export const shownAllowedIps = (allowedIps: readonly string[] | null) => (allowe
 export const permissionsBody = (grants: readonly { resource: string; access: string }[] | null): Permissions | null =>
   grants === null ? null : Object.fromEntries(grants.map(({ resource, access }) => [resource.toLowerCase(), access.toLowerCase()]));
 
-/**
- * A REST body's `{users: "write"}` as GraphQL's list (codes upper-cased for its enums). Anything else
- * but null is not an object: passed as a list of itself, which GraphQL refuses as not an object.
- */
+/** A REST body's `{users: "write"}` as GraphQL's list (codes upper-cased for its enums); anything else as sent, for the REST rules to refuse. */
 export const permissionsInput = (value: unknown): unknown =>
   value && typeof value === "object" && !Array.isArray(value)
     ? Object.entries(value).map(([resource, access]): Record<keyof Grant, unknown> => ({
         resource: resource.toUpperCase(),
         access: typeof access === "string" ? access.toUpperCase() : access,
       }))
-    : value === null || value === undefined ? value : [value];
+    : value;
 
 /** A key (listed or new) as REST shows it: permissions as a map. */
 export const apiKeyBody = <T extends { permissions: readonly { resource: string; access: string }[] | null }>(key: T) => ({ ...key, permissions: permissionsBody(key.permissions) });
