@@ -175,6 +175,8 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
           if (config.webhookDelivery) services.deliveryWorker.start();
           if (config.retention.enabled) services.retention.start();
           if (config.cardAuthorizationExpiry) services.cardAuthorizationExpiry.start();
+          // In the background: an unreachable RPC makes its network lag, never the start.
+          services.chain.start();
           resolve(url);
         });
       });
@@ -194,6 +196,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
       await services.deliveryWorker.stop();
       await services.retention.stop();
       await services.cardAuthorizationExpiry.stop();
+      await services.chain.stop();
       mailer.close();
       redis?.disconnect();
       await bus.close();

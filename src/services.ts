@@ -37,6 +37,7 @@ import { RetentionJob } from "./retention/job.js";
 import { resolveWithDns, type ResolveHost } from "./webhook-endpoints/sender.js";
 import { afterCommit } from "./db/unit-of-work.js";
 import { AuditLogService } from "./audit/service.js";
+import { ChainRail } from "./chain/rail.js";
 
 export type ServiceDeps = {
   prisma: PrismaClient;
@@ -159,8 +160,15 @@ function depositServices(
     logger: deps.logger,
     metrics: deps.metrics,
   });
-  const sandboxDeposits = new SandboxDeposits({ prisma: deps.prisma, ...domain, deposits, deliver: webhookFeed(webhooks, secretFor) });
-  return { deposits, webhooks, sandboxDeposits };
+  const chain = new ChainRail({ settings: deps.config.chain, sql: deps.sql, deposits, metrics: deps.metrics.chain, logger: deps.logger });
+  const sandboxDeposits = new SandboxDeposits({
+    prisma: deps.prisma,
+    ...domain,
+    deposits,
+    deliver: webhookFeed(webhooks, secretFor),
+    liveNetworkFor: (chainId) => chain.liveNetworkFor(chainId),
+  });
+  return { deposits, webhooks, sandboxDeposits, chain };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -128,4 +128,8 @@ export function parseChainSettings(env: NodeJS.ProcessEnv): { settings: ChainSet
   };
 }
 
+/** The deposit records of a live network carry this provider, followed by the network (the sandbox never settles them). */
+export const CHAIN_PROVIDER_PREFIX = "chain-";
+export const chainProvider = (network: string) => `${CHAIN_PROVIDER_PREFIX}${network.toLowerCase()}`;
+
 export const liveNetworks = (settings: ChainSettings) => settings.networks.filter((network) => network.mode === "live");
