@@ -84,7 +84,10 @@ export class SandboxDeposits {
   /** Delivers the provider's event for a PENDING deposit, and returns the deposit as committed. */
   private async reportSettled(clientId: string, id: unknown, target: "COMPLETED" | "FAILED", query: DepositSelection, event: (deposit: Deposit) => ProviderEvent) {
     const deposit = await this.deps.deposits.getSettleable(clientId, id, target);
-    if (deposit.provider.startsWith(CHAIN_PROVIDER_PREFIX)) throw badInput(`The deposit is on a live network (chain ${deposit.chainId}): only the chain settles it`);
+    if (deposit.provider.startsWith(CHAIN_PROVIDER_PREFIX)) {
+      const network = deposit.provider.slice(CHAIN_PROVIDER_PREFIX.length).toUpperCase();
+      throw badInput(`The deposit is on ${network} (${deposit.chainId}), a live network: only the chain settles it`);
+    }
     if (deposit.status === "PENDING") {
       const { changed } = await this.deps.deliver(deposit.provider, event(deposit));
       // The row the webhook's transaction committed is final: without relations to select, no need to read it again.
