@@ -5,7 +5,6 @@ import { createInterface } from "node:readline";
 import {
   createPublicClient,
   createTestClient,
-  createWalletClient,
   defineChain,
   encodeDeployData,
   encodeFunctionData,
