@@ -130,7 +130,7 @@ export class NetworkWatcher {
 
   /** One pass; public for the tests and the bench, which drive it directly. */
   async tick(): Promise<void> {
-    const { client, sql, network } = this.deps;
+    const { client, sql } = this.deps;
     if (this.chainId === undefined) {
       this.chainId = await client.getChainId();
       this.deps.onChainId(this.chainId);
@@ -152,15 +152,26 @@ export class NetworkWatcher {
     if (!cursor) cursor = await this.firstCursor(chainId, head);
     if ((await this.hashAt(cursor.blockNumber)) !== cursor.blockHash) {
       cursor = await this.rewind(chainId, cursor, head);
-    } else if (cursor.blockNumber < head) {
-      cursor = await this.scan(chainId, cursor, head);
-    } else {
+    } else if (cursor.blockNumber >= head) {
       await recordHead(sql, chainId, head);
     }
-    this.deps.metrics.head.set({ network: network.name }, Number(head));
-    this.deps.metrics.synced.set({ network: network.name }, Number(cursor.blockNumber));
-    this.deps.metrics.lag.set({ network: network.name }, Number(head - cursor.blockNumber));
+    // Behind the head: range after range without waiting for the next poll, until caught up.
+    while (cursor.blockNumber < head && !this.stopped) {
+      cursor = await this.scan(chainId, cursor, head);
+      // A long catch-up keeps its lease: it is renewed with every range.
+      if (!(await takeLease(sql, chainId, this.deps.holder, this.leaseMs))) throw new ChainMoved("the lease was taken over");
+      this.report(head, cursor);
+      await this.settleDue(chainId, cursor);
+    }
+    this.report(head, cursor);
     await this.settleDue(chainId, cursor);
+  }
+
+  private report(head: bigint, cursor: Cursor) {
+    const network = this.deps.network.name;
+    this.deps.metrics.head.set({ network }, Number(head));
+    this.deps.metrics.synced.set({ network }, Number(cursor.blockNumber));
+    this.deps.metrics.lag.set({ network }, Number(head - cursor.blockNumber));
   }
 
   private async loadDecimals() {
