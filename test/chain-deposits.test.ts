@@ -1,10 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Decimal } from "decimal.js";
+import { execFile } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import type { Address, Hex } from "viem";
+import { HDKey, hdKeyToAccount } from "viem/accounts";
 import { ledgerOf } from "./support/deposits.js";
 import { allEvents } from "./support/events.js";
 import { createUser, gql, rest } from "./support/http.js";
-import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
+import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
 import { subscriptionsOf } from "./support/subscriptions.js";
 import { startTcpProxy, type TcpProxy } from "./support/tcp-proxy.js";
 import { deployToken, liveBaseEnv, startAnvil, type Anvil, type Token } from "./support/chain.js";
@@ -20,6 +26,9 @@ let server: TestServer;
 let tenant: Tenant;
 let sender: Address;
 const subscriptions = subscriptionsOf(() => server.url);
+/** The deployment's master key: every address of the platform derives from it (viem's own BIP-32 here, not the product's). */
+const MASTER_KEY = HDKey.fromMasterSeed(new Uint8Array(64).fill(7)).privateExtendedKey;
+const chainEnv = () => liveBaseEnv(anvil, token, { CHAIN_RPC_URL_BASE: `http://127.0.0.1:${proxy.port}`, CHAIN_CONFIRMATIONS_BASE: String(CONFIRMATIONS) });
 
 beforeAll(async () => {
   anvil = await startAnvil();
@@ -29,7 +38,7 @@ beforeAll(async () => {
   await token.mint(sender, 1_000_000_000_000n);
   await otherToken.mint(sender, 1_000_000_000_000n);
   proxy = await startTcpProxy({ host: "127.0.0.1", port: Number(new URL(anvil.url).port) });
-  server = await startServer({ env: liveBaseEnv(anvil, token, { CHAIN_RPC_URL_BASE: `http://127.0.0.1:${proxy.port}`, CHAIN_CONFIRMATIONS_BASE: String(CONFIRMATIONS) }) });
+  server = await startServer({ env: { ...chainEnv(), CUSTODIAN_MASTER_KEY: MASTER_KEY } });
   tenant = await newTenant(server);
   await until(async () => (await networks()).find((n) => n.network === "BASE")?.syncedBlock != null, "the watcher to start");
 }, 60_000);
@@ -114,6 +123,35 @@ describe("live networks", () => {
     const sandbox = await rest(server, "POST", "/v1/sandbox/deposits", { headers: tenant.headers, body: { userId, currency: "USDC", amount: 5, chainId: 137 } });
     expect(sandbox.status).toBe(201);
   });
+});
+
+describe("custody", () => {
+  it("deposit addresses are m/44'/60'/0'/0/{index} and the treasury m/44'/60'/1'/0/0 of the master key; npm run chains shows the treasury's balances", async () => {
+    const { address } = await custodialUser();
+    const { derivationIndex } = await server.app.db.prisma.custodianAddress.findUniqueOrThrow({ where: { address } });
+    const master = HDKey.fromExtendedKey(MASTER_KEY);
+    expect(hdKeyToAccount(master, { accountIndex: 0, addressIndex: derivationIndex }).address).toBe(address);
+    const treasury = hdKeyToAccount(master, { accountIndex: 1, addressIndex: 0 }).address;
+    await anvil.rpc("anvil_setBalance", [treasury, "0xde0b6b3a7640000"]);
+    await token.mint(treasury, units("5.5"));
+    const run = await promisify(execFile)(join(process.cwd(), "node_modules/.bin/tsx"), ["scripts/chains.ts", "--json"], {
+      env: {
+        PATH: process.env.PATH,
+        ...chainEnv(),
+        CUSTODIAN_MASTER_KEY: MASTER_KEY,
+        DATA_DIR: mkdtempSync(join(tmpdir(), "fintech-chains-")),
+        ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
+      },
+    });
+    const [base] = JSON.parse(run.stdout);
+    const head = Number(await anvil.client.getBlockNumber());
+    expect(base).toMatchObject({ network: "BASE", rpc: "up", chainId: anvil.chainId, confirmations: CONFIRMATIONS, treasury: { address: treasury, native: "1", tokens: { USDC: "5.5" } } });
+    expect(base.headBlock).toBeGreaterThanOrEqual(head);
+    // The synced block is the database's: on the embedded one, held in this test's memory, the script sees none.
+    if (testDatabaseUrl) expect(base.syncedBlock).toBeGreaterThan(0);
+    expect(base.lag === null || base.lag >= 0).toBe(true);
+    expect(run.stdout).not.toContain(MASTER_KEY);
+  }, 60_000);
 });
 
 describe("deposits from the chain", () => {
