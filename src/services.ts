@@ -74,6 +74,7 @@ export function createServices(deps: ServiceDeps) {
   const ttlMs = deps.config.cardAuthorizationTtlMs;
   const cardAuthorizations = new CardAuthorizationService({ prisma: deps.prisma, users, ledger, spending: cardSpending, ttlMs });
   const eventIds = new EventIds(deps.config.encryptionKey);
+  const depositRoom = depositServices(deps, { users, ledger, wallets, virtualAccounts, conversion });
   const auth = new AuthService({ prisma: deps.prisma, keys, credentials, mailer: deps.mailer, logger: deps.logger, secret: deps.config.jwtSecret });
   return {
     config: deps.config,
@@ -95,12 +96,12 @@ export function createServices(deps: ServiceDeps) {
     usdcAccounts: new UsdcAccountService({ prisma: deps.prisma, users, wallets }),
     virtualAccounts,
     balanceLookup: new BalanceLookupService({ users, ledger }),
-    withdrawals: new WithdrawalService({ prisma: deps.prisma, users, ledger, metrics: deps.metrics }),
+    withdrawals: new WithdrawalService({ prisma: deps.prisma, users, ledger, metrics: deps.metrics, chainIdOf: (network) => depositRoom.chain.chainIdOf(network) }),
     eventIds,
     clientEvents: new EventService({ prisma: deps.prisma, sql: deps.sql, bus: deps.events, ids: eventIds, logger: deps.logger }),
     retention: new RetentionJob({ sql: deps.sql, settings: deps.config.retention, logger: deps.logger }),
     ...webhookServices(deps, eventIds),
-    ...depositServices(deps, { users, ledger, wallets, virtualAccounts, conversion }),
+    ...depositRoom,
   };
 }
 

@@ -125,6 +125,32 @@ describe("live networks", () => {
   });
 });
 
+describe("network and chainId agreement (§4) uses a live network's RPC chain id", () => {
+  const withdrawal = (userId: string, network: string, chainId: number) => ({ userId, amount: 1, walletAddress: "0x71C7656EC7ab88b098defB751B7401B5f6d8976F", network, chainId });
+  const cases = [
+    { name: "a live network with §4's listed id", network: "BASE", chainId: () => 8453, refusal: () => `chainId must be ${anvil.chainId} for BASE` },
+    { name: "a live network with its RPC's id", network: "BASE", chainId: () => anvil.chainId, refusal: () => null },
+    { name: "a sandbox network with §4's id", network: "POLYGON", chainId: () => 137, refusal: () => null },
+    { name: "a sandbox network with another id", network: "POLYGON", chainId: () => anvil.chainId, refusal: () => "chainId must be 137 for POLYGON" },
+  ];
+  it.each(cases)("$name, on REST and GraphQL", async ({ network, chainId, refusal }) => {
+    const userId = await createUser(server, tenant);
+    const body = withdrawal(userId, network, chainId());
+    const viaRest = await rest(server, "POST", "/v1/withdrawals/usdc", { headers: tenant.headers, body });
+    const viaGraphql = await gql(server, "mutation ($input: WithdrawUsdcInput!) { withdrawUsdc(input: $input) { reference } }", { input: body }, tenant.headers);
+    const expected = refusal();
+    if (expected) {
+      expect(viaRest.status).toBe(400);
+      expect(viaRest.body.error).toContain(expected);
+      expect(viaGraphql.body.errors?.[0]).toMatchObject({ message: expect.stringContaining(expected), extensions: { code: "BAD_USER_INPUT" } });
+    } else {
+      // Past validation: the unfunded user is refused for its balance (the contract's 500 on REST).
+      expect(viaRest.status).toBe(500);
+      expect(viaGraphql.body.errors?.[0].extensions?.code).toBe("INSUFFICIENT_FUNDS");
+    }
+  });
+});
+
 describe("custody", () => {
   it("deposit addresses are m/44'/60'/0'/0/{index} and the treasury m/44'/60'/1'/0/0 of the master key; npm run chains shows the treasury's balances", async () => {
     const { address } = await custodialUser();

@@ -71,6 +71,13 @@ export class ChainRail {
     return this.live.find((network) => network.settings.listedChainId === chainId || network.chainId === chainId)?.settings.name;
   }
 
+  /** A network's chain id as this deployment runs it: a live one's is its RPC's (undefined until it has answered), a sandbox one's §4's. */
+  chainIdOf(name: string): number | undefined {
+    const live = this.live.find((network) => network.settings.name === name);
+    if (live) return live.chainId;
+    return this.deps.settings.networks.find((network) => network.name === name)?.listedChainId;
+  }
+
   /** Every network of §4's list, in its order, as this deployment runs it. */
   async networks(): Promise<NetworkView[]> {
     const chainIds = this.live.flatMap((network) => (network.chainId === undefined ? [] : [network.chainId]));
