@@ -16,6 +16,7 @@ export function createChainMetrics(registry: Registry) {
     depositsSeen: new Counter({ name: "chain_deposits_seen_total", help: "Transfers to custodial addresses recorded as PENDING deposits", labelNames, registers }),
     depositsCredited: new Counter({ name: "chain_deposits_credited_total", help: "Chain deposits completed and credited at the confirmation depth", labelNames, registers }),
     depositsFailed: new Counter({ name: "chain_deposits_failed_total", help: "Chain deposits failed: their block left the canonical chain and the transfer did not come back", labelNames, registers }),
+    databaseCalls: new Counter({ name: "chain_database_calls_total", help: "Database round trips of the watcher (statements, and BEGIN and COMMIT of its transactions)", labelNames, registers }),
     reorgs: new Counter({ name: "chain_reorgs_total", help: "Reorgs seen: the watcher went back to a common ancestor", labelNames, registers }),
   };
 }

@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import type { SqlDatabase } from "../db/sql.js";
+import type { Sql, SqlDatabase } from "../db/sql.js";
 import type { DepositService } from "../deposits/service.js";
 import type { Logger } from "../logger.js";
 import { chainClient } from "./clients.js";
@@ -22,6 +22,23 @@ export type NetworkView = {
   syncedBlock: number | null;
 };
 
+/** The watcher's database, each round trip counted (what a block costs the database, in the metrics). */
+function counted(sql: SqlDatabase, count: (calls?: number) => void): SqlDatabase {
+  const countedSql = (inner: Sql): Sql => ({
+    query: (name, text, values) => {
+      count();
+      return inner.query(name, text, values);
+    },
+  });
+  return {
+    ...countedSql(sql),
+    transaction: (work) => {
+      count(2);
+      return sql.transaction((tx) => work(countedSql(tx)));
+    },
+  };
+}
+
 type Live = { settings: NetworkSettings; watcher: NetworkWatcher; chainId?: number };
 
 /**
@@ -42,7 +59,7 @@ export class ChainRail {
           network: settings,
           client: chainClient(settings, deps.settings),
           settings: deps.settings,
-          sql: deps.sql,
+          sql: counted(deps.sql, (calls = 1) => deps.metrics.databaseCalls.inc({ network: settings.name }, calls)),
           deposits: deps.deposits,
           metrics: deps.metrics,
           logger: deps.logger,
