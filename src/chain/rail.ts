@@ -78,11 +78,6 @@ export class ChainRail {
     await Promise.all(this.live.map((network) => network.watcher.stop()));
   }
 
-  /** The watchers, for tests and the bench that drive a pass themselves. */
-  get watchers() {
-    return this.live.map((network) => network.watcher);
-  }
-
   /** The live network a chain id designates (§4's id of a live network, or the id its RPC reported); undefined when sandbox. */
   liveNetworkFor(chainId: number): string | undefined {
     return this.live.find((network) => network.settings.listedChainId === chainId || network.chainId === chainId)?.settings.name;

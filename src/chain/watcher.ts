@@ -128,8 +128,7 @@ export class NetworkWatcher {
     return 3 * this.deps.settings.rpcTimeoutMs + 5 * this.deps.settings.pollMs;
   }
 
-  /** One pass; public for the tests and the bench, which drive it directly. */
-  async tick(): Promise<void> {
+  private async tick(): Promise<void> {
     const { client, sql } = this.deps;
     if (this.chainId === undefined) {
       this.chainId = await client.getChainId();

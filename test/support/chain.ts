@@ -156,7 +156,8 @@ export async function startAnvil(options: { chainId?: number } = {}): Promise<An
   });
   const url = `http://127.0.0.1:${port}`;
   const chain = defineChain({ id: chainId, name: "anvil", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [url] } } });
-  const client = createPublicClient({ chain, transport: http(url) });
+  // No caching: tests read the head right after mining.
+  const client = createPublicClient({ chain, transport: http(url), cacheTime: 0 });
   const test = createTestClient({ chain, mode: "anvil", transport: http(url) });
   const rpc = (method: string, params: unknown[]) => client.request({ method: method as never, params: params as never });
   const accounts = (await rpc("eth_accounts", [])) as Address[];
