@@ -50,7 +50,8 @@ function chainEnv(anvil: Anvil, token: Token, extra: Record<string, string>) {
 async function metric(app: Started, name: string): Promise<number> {
   const text = await (await fetch(`${app.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
   const line = text.split("\n").find((l) => l.startsWith(`${name}{network="BASE"}`) || l.startsWith(`${name} `));
-  return line ? Number(line.split(" ").at(-1)) : NaN;
+  // A labelled counter has no line before its first increment: that is 0.
+  return line ? Number(line.split(" ").at(-1)) : 0;
 }
 
 async function detection(options: ChainBenchOptions, anvil: Anvil, token: Token, sender: Address) {

@@ -146,9 +146,8 @@ export class NetworkWatcher {
     this.leading = leading;
     if (!leading) return;
     await this.loadDecimals();
-    const head = await client.getBlockNumber({ cacheTime: 0 });
-    let cursor = await readCursor(sql, chainId);
-    if (!cursor) cursor = await this.firstCursor(chainId, head);
+    const [head, stored] = await Promise.all([client.getBlockNumber({ cacheTime: 0 }), readCursor(sql, chainId)]);
+    let cursor = stored ?? (await this.firstCursor(chainId, head));
     if ((await this.hashAt(cursor.blockNumber)) !== cursor.blockHash) {
       cursor = await this.rewind(chainId, cursor, head);
     } else if (cursor.blockNumber >= head) {
@@ -157,10 +156,12 @@ export class NetworkWatcher {
     // Behind the head: range after range without waiting for the next poll, until caught up.
     while (cursor.blockNumber < head && !this.stopped) {
       cursor = await this.scan(chainId, cursor, head);
-      // A long catch-up keeps its lease: it is renewed with every range.
-      if (!(await takeLease(sql, chainId, this.deps.holder, this.leaseMs))) throw new ChainMoved("the lease was taken over");
       this.report(head, cursor);
-      await this.settleDue(chainId, cursor);
+      if (cursor.blockNumber < head) {
+        // A long catch-up keeps its lease (renewed with every range) and settles as it goes.
+        if (!(await takeLease(sql, chainId, this.deps.holder, this.leaseMs))) throw new ChainMoved("the lease was taken over");
+        await this.settleDue(chainId, cursor);
+      }
     }
     this.report(head, cursor);
     await this.settleDue(chainId, cursor);
