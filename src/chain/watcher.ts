@@ -100,6 +100,7 @@ export class NetworkWatcher {
 
   private schedule(delayMs: number) {
     this.timer = setTimeout(() => {
+      const started = Date.now();
       this.running = this.tick()
         .then(() => {
           if (this.failures > 0) this.log.info({ failures: this.failures }, "chain watcher recovered");
@@ -116,8 +117,9 @@ export class NetworkWatcher {
         })
         .finally(() => {
           if (this.stopped) return;
-          const backoff = this.failures === 0 ? this.deps.settings.pollMs : Math.min(MAX_BACKOFF_MS, this.deps.settings.pollMs * 2 ** Math.min(this.failures, 10));
-          this.schedule(backoff);
+          const { pollMs } = this.deps.settings;
+          // Heads are read every CHAIN_POLL_MS from the start of one pass to the next (a pass's own time is not added).
+          this.schedule(this.failures === 0 ? Math.max(0, pollMs - (Date.now() - started)) : Math.min(MAX_BACKOFF_MS, pollMs * 2 ** Math.min(this.failures, 10)));
         });
     }, delayMs);
     this.timer.unref();
