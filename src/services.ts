@@ -147,6 +147,7 @@ function depositServices(
     metrics: deps.metrics,
     autoSettleAfterMs: deps.config.sandbox ? deps.config.sandboxSettleMs : null,
   });
+  const chain = new ChainRail({ settings: deps.config.chain, sql: deps.sql, deposits, metrics: deps.metrics.chain, logger: deps.logger });
   const providers = { [deps.providers.ngnBank.name]: "bank", [deps.providers.fiatBank.name]: "bank", [ONCHAIN_WATCHER]: "chain" } as const;
   // Derived once: every event is signed (sandbox) and verified with its provider's secret.
   const secrets = new Map(Object.keys(providers).map((provider) => [provider, webhookSecretFor(deps.config, provider)]));
@@ -160,8 +161,9 @@ function depositServices(
     virtualAccounts: domain.virtualAccounts,
     logger: deps.logger,
     metrics: deps.metrics,
+    // Its chain events are the sandbox's: a live network's deposits come from the chain alone.
+    liveNetworkFor: (chainId) => chain.liveNetworkFor(chainId),
   });
-  const chain = new ChainRail({ settings: deps.config.chain, sql: deps.sql, deposits, metrics: deps.metrics.chain, logger: deps.logger });
   const sandboxDeposits = new SandboxDeposits({
     prisma: deps.prisma,
     ...domain,

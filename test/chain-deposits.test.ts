@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Address, Hex } from "viem";
 import { HDKey, hdKeyToAccount } from "viem/accounts";
-import { ledgerOf } from "./support/deposits.js";
+import { ledgerOf, postWebhook } from "./support/deposits.js";
 import { allEvents } from "./support/events.js";
 import { createUser, gql, rest } from "./support/http.js";
 import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
@@ -119,6 +119,17 @@ describe("live networks", () => {
       expect(res.status, JSON.stringify(res.body)).toBe(400);
       expect(res.body.error).toMatch(/BASE .*is a live network/);
     }
+    // Nor does the sandbox chain's own signed provider event reach a live network.
+    const { address } = await custodialUser();
+    const transactionHash = `0x${"ab".repeat(32)}`;
+    const event = {
+      id: `evt_${crypto.randomUUID()}`,
+      type: "deposit.received",
+      data: { reference: `${transactionHash}:0`, address, amount: "5", currency: "USDC", tokenAddress: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", transactionHash, chainId: 8453 },
+    };
+    const webhook = await postWebhook(server, "sandbox-chain", event);
+    expect(webhook.status).toBe(400);
+    expect(webhook.body.error).toMatch(/BASE .*is a live network/);
     // A sandbox network still takes them.
     const sandbox = await rest(server, "POST", "/v1/sandbox/deposits", { headers: tenant.headers, body: { userId, currency: "USDC", amount: 5, chainId: 137 } });
     expect(sandbox.status).toBe(201);
