@@ -102,10 +102,13 @@ async function main() {
     process.stdout.write(`${JSON.stringify(reports, null, 2)}\n`);
     return;
   }
+  // Why a synced block is missing: no chain id to look it up by, no access to the database, or no cursor yet.
+  const syncedUnknown = (report: Report) =>
+    report.rpc === "down" ? "?" : synced ? "not started" : "? (the server holds the embedded database: GET /v1/networks)";
   for (const report of reports) {
     const lines = [
       `${report.network}  chain ${report.chainId ?? "?"}  RPC ${report.rpc}${report.error ? ` (${report.error})` : ""}`,
-      `  head ${report.headBlock ?? "?"}  synced ${report.syncedBlock ?? (synced ? "not started" : "? (the server holds the embedded database: GET /v1/networks)")}  lag ${report.lag ?? "?"}  confirmations ${report.confirmations}`,
+      `  head ${report.headBlock ?? "?"}  synced ${report.syncedBlock ?? syncedUnknown(report)}  lag ${report.lag ?? "?"}  confirmations ${report.confirmations}`,
       `  treasury ${report.treasury.address}  native ${report.treasury.native ?? "?"}  ${Object.entries(report.treasury.tokens).map(([symbol, balance]) => `${symbol} ${balance ?? "?"}`).join("  ")}`,
       `  unswept deposits ${report.unsweptDeposits}  pending sends ${report.pendingSends}`,
     ];
