@@ -182,6 +182,8 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
           if (config.retention.enabled) services.retention.start();
           if (config.cardAuthorizationExpiry) services.cardAuthorizationExpiry.start();
           void mailer.state().then(logMailerState);
+          // In the background: an unreachable RPC makes its network lag, never the start.
+          services.chain.start();
           resolve(url);
         });
       });
@@ -201,6 +203,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
       await services.deliveryWorker.stop();
       await services.retention.stop();
       await services.cardAuthorizationExpiry.stop();
+      await services.chain.stop();
       mailer.close();
       redis?.disconnect();
       await bus.close();

@@ -4,6 +4,7 @@ import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { makePrivateDir } from "./db/private-dir.js";
+import { parseChainSettings, type ChainSettings } from "./chain/networks.js";
 
 const booleanFlag = z
   .enum(["1", "0", "true", "false", "on", "off", "yes", "no"])
@@ -162,6 +163,8 @@ export type Config = {
    * non-public addresses (WEBHOOK_ALLOW_PRIVATE_URLS; off in production, on elsewhere).
    */
   webhookAllowPrivateUrls: boolean;
+  /** The on-chain rail: which networks are live (CHAIN_RPC_URL_<NETWORK>), their tokens and depths (src/chain/networks.ts). */
+  chain: ChainSettings;
 };
 
 export class ConfigError extends Error {}
@@ -248,6 +251,8 @@ export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env): Databa
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parseEnv(EnvSchema, env);
   const providerSecrets = webhookProviderSecrets(env);
+  const chain = parseChainSettings(env);
+  if (chain.issues.length) throw new ConfigError(`Invalid configuration:\n${chain.issues.join("\n")}`);
   const production = e.NODE_ENV === "production";
   const dataDir = resolve(e.DATA_DIR);
   requireInProduction(e, ["DATABASE_URL", "JWT_SECRET", "ENCRYPTION_KEY", "WEBHOOK_SECRET", "CUSTODIAN_MASTER_KEY", "SMTP_URL", "METRICS_TOKEN"]);
@@ -309,5 +314,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     // A developer's receiver runs on their own machine; a deployment reachable by others must opt in.
     webhookAllowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS ?? !production,
+    chain: chain.settings,
   };
 }

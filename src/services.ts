@@ -37,6 +37,7 @@ import { RetentionJob } from "./retention/job.js";
 import { resolveWithDns, type ResolveHost } from "./webhook-endpoints/resolve-host.js";
 import { afterCommit } from "./db/unit-of-work.js";
 import { AuditLogService } from "./audit/service.js";
+import { ChainRail } from "./chain/rail.js";
 
 export type ServiceDeps = {
   prisma: PrismaClient;
@@ -73,6 +74,7 @@ export function createServices(deps: ServiceDeps) {
   const ttlMs = deps.config.cardAuthorizationTtlMs;
   const cardAuthorizations = new CardAuthorizationService({ prisma: deps.prisma, users, ledger, spending: cardSpending, ttlMs });
   const eventIds = new EventIds(deps.config.encryptionKey);
+  const depositRoom = depositServices(deps, { users, ledger, wallets, virtualAccounts, conversion });
   const auth = new AuthService({ prisma: deps.prisma, keys, credentials, mailer: deps.mailer, logger: deps.logger, secret: deps.config.jwtSecret });
   return {
     config: deps.config,
@@ -94,12 +96,12 @@ export function createServices(deps: ServiceDeps) {
     usdcAccounts: new UsdcAccountService({ prisma: deps.prisma, users, wallets }),
     virtualAccounts,
     balanceLookup: new BalanceLookupService({ users, ledger }),
-    withdrawals: new WithdrawalService({ prisma: deps.prisma, users, ledger, metrics: deps.metrics }),
+    withdrawals: new WithdrawalService({ prisma: deps.prisma, users, ledger, metrics: deps.metrics, chainIdOf: (network) => depositRoom.chain.chainIdOf(network) }),
     eventIds,
     clientEvents: new EventService({ prisma: deps.prisma, sql: deps.sql, bus: deps.events, ids: eventIds, logger: deps.logger }),
     retention: new RetentionJob({ sql: deps.sql, settings: deps.config.retention, logger: deps.logger }),
     ...webhookServices(deps, eventIds),
-    ...depositServices(deps, { users, ledger, wallets, virtualAccounts, conversion }),
+    ...depositRoom,
   };
 }
 
@@ -145,6 +147,7 @@ function depositServices(
     metrics: deps.metrics,
     autoSettleAfterMs: deps.config.sandbox ? deps.config.sandboxSettleMs : null,
   });
+  const chain = new ChainRail({ settings: deps.config.chain, sql: deps.sql, deposits, metrics: deps.metrics.chain, logger: deps.logger });
   const providers = { [deps.providers.ngnBank.name]: "bank", [deps.providers.fiatBank.name]: "bank", [ONCHAIN_WATCHER]: "chain" } as const;
   // Derived once: every event is signed (sandbox) and verified with its provider's secret.
   const secrets = new Map(Object.keys(providers).map((provider) => [provider, webhookSecretFor(deps.config, provider)]));
@@ -158,9 +161,17 @@ function depositServices(
     virtualAccounts: domain.virtualAccounts,
     logger: deps.logger,
     metrics: deps.metrics,
+    // Its chain events are the sandbox's: a live network's deposits come from the chain alone.
+    liveNetworkFor: (chainId) => chain.liveNetworkFor(chainId),
   });
-  const sandboxDeposits = new SandboxDeposits({ prisma: deps.prisma, ...domain, deposits, deliver: webhookFeed(webhooks, secretFor) });
-  return { deposits, webhooks, sandboxDeposits };
+  const sandboxDeposits = new SandboxDeposits({
+    prisma: deps.prisma,
+    ...domain,
+    deposits,
+    deliver: webhookFeed(webhooks, secretFor),
+    liveNetworkFor: (chainId) => chain.liveNetworkFor(chainId),
+  });
+  return { deposits, webhooks, sandboxDeposits, chain };
 }
 
 export type Services = ReturnType<typeof createServices>;

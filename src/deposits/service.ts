@@ -36,7 +36,7 @@ export class DepositService {
   /** Records a PENDING deposit; null when the provider's reference is already known (nothing changes). */
   async receive(tx: Sql, incoming: IncomingDeposit): Promise<Deposit | null> {
     const { autoSettleAfterMs } = this.deps;
-    const settleAt = autoSettleAfterMs === null ? null : new Date(Date.now() + autoSettleAfterMs);
+    const settleAt = autoSettleAfterMs === null || incoming.live ? null : new Date(Date.now() + autoSettleAfterMs);
     const deposit = await insertDeposit(tx, randomUUID(), incoming, DEPOSIT_STATUS.PENDING, settleAt);
     if (!deposit) return null;
     await recordDepositEvent(tx, "deposit.created", deposit);

@@ -22,4 +22,6 @@ export type IncomingDeposit = {
   tokenAddress?: string;
   transactionHash?: string;
   chainId?: number;
+  /** From a live network: only the chain settles it, never the sandbox's timer. */
+  live?: boolean;
 };

@@ -21,6 +21,7 @@ import "../developer-fees/schema.js";
 import "../events/schema.js";
 import "../webhook-endpoints/schema.js";
 import "../audit/schema.js";
+import "../chain/schema.js";
 
 export const schema = builder.toSchema({ sortSchema: false });
 assertPermissionsDeclared(schema);

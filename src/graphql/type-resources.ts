@@ -42,8 +42,8 @@ export const TYPE_RESOURCES: Record<string, Resource> = {
   AuditActor: "api_keys",
 };
 
-/** Types that show no resource of their own: the caller's client and session, and plain answers. */
-const NEUTRAL_TYPES = new Set(["Client", "OtpRequested", "SessionToken", "AuthStatus", "Success", "PageInfo"]);
+/** Types that show no resource of their own: the caller's client and session, plain answers, and the networks (the deployment's, not a client's). */
+const NEUTRAL_TYPES = new Set(["Client", "OtpRequested", "SessionToken", "AuthStatus", "Success", "PageInfo", "ChainNetwork", "NetworkToken"]);
 
 /** Relay wrappers (`…Connection`, `…Edge`) show only what their nodes show, which is checked on its own. */
 const isRelayWrapper = (name: string) => /(Connection|Edge)$/.test(name);

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { createChainMetrics, type ChainMetrics } from "../chain/metrics.js";
 
 /**
  * The business counters, incremented by the services where the event happens. Each app has its own
@@ -14,6 +15,8 @@ export type BusinessMetrics = {
   journals: Counter<"type">;
   /** Signed provider webhook deliveries received: applied, duplicate, or changing nothing. */
   providerWebhooks: Counter<"provider" | "outcome">;
+  /** The live networks: head, synced block, lag, deposits seen and credited (src/chain/metrics.ts). */
+  chain: ChainMetrics;
 };
 
 export type Metrics = BusinessMetrics & {
@@ -62,5 +65,6 @@ export function createMetrics(): Metrics {
       labelNames: ["provider", "outcome"],
       registers,
     }),
+    chain: createChainMetrics(registry),
   };
 }

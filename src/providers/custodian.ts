@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HDKey } from "@scure/bip32";
-import { bytesToHex, type Address } from "viem";
-import { privateKeyToAddress } from "viem/accounts";
+import type { Address } from "viem";
+import { accountAt, depositAddressPath } from "../chain/treasury.js";
 import { makePrivateDir } from "../db/private-dir.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { decrypt, encrypt } from "./encryption.js";
@@ -21,9 +21,7 @@ export interface WalletCustodian {
 
 /** The EIP-55 address at m/44'/60'/0'/0/{index} of an xprv (the standard Ethereum account path). */
 export function deriveAddress(masterKey: string, index: number): Address {
-  const child = HDKey.fromExtendedKey(masterKey).derive(`m/44'/60'/0'/0/${index}`);
-  if (!child.privateKey) throw new Error("master key must be an extended private key");
-  return privateKeyToAddress(bytesToHex(child.privateKey));
+  return accountAt(masterKey, depositAddressPath(index)).address;
 }
 
 const MASTER_KEY_FILE = "custodian-master-key.enc";

@@ -6,6 +6,7 @@ import type { VirtualAccountService } from "../accounts/virtual-account-service.
 import { notPending, type DepositService, type DepositSettling } from "../deposits/service.js";
 import { DEPOSIT_TOKENS, isDepositToken, tokenContract } from "../deposits/tokens.js";
 import { badInput } from "../errors.js";
+import { CHAIN_PROVIDER_PREFIX } from "../chain/networks.js";
 import { parseAmount } from "../ledger/amount.js";
 import type { TokenSymbol } from "../providers/chains.js";
 import type { Currency } from "../providers/fx.js";
@@ -36,6 +37,8 @@ type Deps = {
   virtualAccounts: VirtualAccountService;
   deposits: DepositService;
   deliver: DeliverEvent;
+  /** The live network a chain id designates, if any: money there comes only from the chain. */
+  liveNetworkFor: (chainId: number) => string | undefined;
 };
 
 const hex = (bytes: number) => randomBytes(bytes).toString("hex");
@@ -85,6 +88,10 @@ export class SandboxDeposits {
    */
   private async reportSettled(clientId: string, id: unknown, settling: DepositSettling, query: DepositSelection, event: (deposit: Deposit) => ProviderEvent) {
     const deposit = await this.deps.deposits.getPending(clientId, id, settling);
+    if (deposit.provider.startsWith(CHAIN_PROVIDER_PREFIX)) {
+      const network = deposit.provider.slice(CHAIN_PROVIDER_PREFIX.length).toUpperCase();
+      throw badInput(`The deposit is on ${network} (${deposit.chainId}), a live network: only the chain settles it`);
+    }
     const { changed } = await this.deps.deliver(deposit.provider, event(deposit));
     if (!changed) throw notPending((await this.deps.deposits.get(clientId, deposit.id)).status, settling);
     // The row the webhook's transaction committed is final: without relations to select, no need to read it again.
@@ -101,6 +108,8 @@ export class SandboxDeposits {
 
   private async arriveOnChain(arrival: Arrival & { currency: TokenSymbol }) {
     const chainId = arrival.chainId ?? 1;
+    const live = this.deps.liveNetworkFor(chainId);
+    if (live) throw badInput(`chainId: ${live} (${chainId}) is a live network: its deposits come only from the chain`);
     const tokenAddress = tokenContract(arrival.currency, chainId);
     const wallet = await this.deps.wallets.ensure(arrival.clientId, arrival.userId, { select: { address: true } });
     const transactionHash = `0x${hex(32)}`;

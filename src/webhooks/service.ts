@@ -25,6 +25,8 @@ type Deps = {
   virtualAccounts: Pick<VirtualAccountService, "findByAccountNumber">;
   logger: Logger;
   metrics: Pick<BusinessMetrics, "providerWebhooks">;
+  /** The live network a chain id designates, if any: the sandbox's chain events never reach it. */
+  liveNetworkFor: (chainId: number) => string | undefined;
 };
 
 export type WebhookDelivery = { provider: string; signature: string | undefined; rawBody: Buffer };
@@ -101,6 +103,8 @@ export class WebhookService {
   private async chainDeposit(provider: string, { data }: Extract<ChainEvent, ReceivedEvent>): Promise<IncomingDeposit> {
     const currency = data.currency.toUpperCase();
     if (!isDepositToken(currency)) throw badInput("currency must be one of USDC, USDT, DAI");
+    const live = this.deps.liveNetworkFor(data.chainId);
+    if (live) throw badInput(`chainId: ${live} (${data.chainId}) is a live network: its deposits come only from the chain`);
     const contract = tokenContract(currency, data.chainId);
     if (data.tokenAddress.toLowerCase() !== contract.toLowerCase()) throw badInput(`tokenAddress is not the ${currency} contract on chain ${data.chainId}`);
     if (!isAddress(data.address, { strict: false })) throw badInput("address must be a 0x EVM address");

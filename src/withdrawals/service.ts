@@ -86,7 +86,14 @@ const sameName = (given: string, actual: string) => given.localeCompare(actual.t
  */
 export class WithdrawalService {
   constructor(
-    private readonly deps: { prisma: PrismaClient; users: UserService; ledger: LedgerService; metrics: Pick<BusinessMetrics, "withdrawals"> },
+    private readonly deps: {
+      prisma: PrismaClient;
+      users: UserService;
+      ledger: LedgerService;
+      metrics: Pick<BusinessMetrics, "withdrawals">;
+      /** A network's chain id as this deployment runs it (src/chain/rail.ts). */
+      chainIdOf: (network: string) => number | undefined;
+    },
   ) {}
 
   /** USD, EUR, MXN or BRL to the user's own bank account (BRL: or Pix key): names and dob must be the user's. */
@@ -112,7 +119,7 @@ export class WithdrawalService {
   }
 
   async toUsdc(clientId: string, input: unknown) {
-    const request = parseUsdcWithdrawal(input);
+    const request = parseUsdcWithdrawal(input, this.deps.chainIdOf);
     const amount = parseAmount(request.amount, "USDC");
     const developerFee = parseDeveloperFee(request.developerFee, "USDC");
     const user = await this.deps.users.get(clientId, request.userId, { select: { id: true } });

@@ -168,11 +168,17 @@ function isEvmAddress(address: string): boolean {
   return isAddress(address, { strict: mixedCase });
 }
 
-export function parseUsdcWithdrawal(input: unknown) {
+/**
+ * `chainIdOf`: a network's chain id as this deployment runs it (a live network's is its RPC's;
+ * undefined while that RPC has not answered).
+ */
+export function parseUsdcWithdrawal(input: unknown, chainIdOf: (network: string) => number | undefined) {
   const request = parseInput(UsdcWithdrawal, input);
   if (!isEvmAddress(request.walletAddress)) throw badInput("walletAddress must be a valid EVM address (EIP-55 checksum when mixed-case)");
   const network = networkByName(request.network);
   if (!network) throw badInput(`network must be one of ${NETWORK_NAMES.join(", ")}`);
-  if (network.chainId !== request.chainId) throw badInput(`chainId must be ${network.chainId} for ${network.name}`);
-  return { ...request, network };
+  const chainId = chainIdOf(network.name);
+  if (chainId === undefined) throw badInput(`chainId: ${network.name} is live and its RPC has not reported its chain id yet; retry shortly`);
+  if (chainId !== request.chainId) throw badInput(`chainId must be ${chainId} for ${network.name}`);
+  return { ...request, network: { name: network.name, chainId } };
 }

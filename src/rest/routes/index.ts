@@ -17,10 +17,11 @@ import { eventRoutes } from "./events.js";
 import { webhookEndpointRoutes } from "./webhook-endpoints.js";
 import { clientBalanceRoutes } from "./client-balances.js";
 import { auditLogRoutes } from "./audit-log.js";
+import { networkRoutes } from "./networks.js";
 
 /** The /v1 REST surface: every documented path, mapped onto the GraphQL schema, one file per domain. */
 export const routes: Route[] = [...clientAuthRoutes, ...apiKeyRoutes, ...userRoutes, ...walletRoutes, ...cardRoutes, ...usdcAccountRoutes, ...virtualAccountRoutes, ...ledgerRoutes, ...depositRoutes, ...conversionRoutes, ...withdrawalRoutes, ...eventRoutes, ...webhookEndpointRoutes,
-  ...clientBalanceRoutes, ...balanceRoutes, ...auditLogRoutes,
+  ...clientBalanceRoutes, ...balanceRoutes, ...auditLogRoutes, ...networkRoutes,
   // Last: its `/v1/accounts/:currency/:userId` would otherwise shadow `/v1/accounts/usdc/:userId`.
   ...accountLookupRoutes];
 

@@ -1,0 +1,122 @@
+// npm run chains [-- --json]
+// The operator's view of each live network (SPEC §14): head and synced block, lag, the treasury's
+// address and its native and token balances. Uses the server's settings (CHAIN_*, the database, the
+// master key). Unswept deposits and pending sends are part of sending, which this version does not
+// do yet: they are reported as 0.
+import { parseArgs } from "node:util";
+import { erc20Abi, formatEther, formatUnits, type Address } from "viem";
+import { chainClient } from "../src/chain/clients.js";
+import { liveNetworks, type NetworkSettings } from "../src/chain/networks.js";
+import { cursorsOf } from "../src/chain/records.js";
+import { treasuryAccount } from "../src/chain/treasury.js";
+import { loadConfig } from "../src/config.js";
+import { embeddedDataDir, openDatabase } from "../src/db/database.js";
+import { DataDirBusyError } from "../src/db/embedded-lock.js";
+import { createLogger } from "../src/logger.js";
+import { loadOrCreateMasterKey } from "../src/providers/custodian.js";
+
+type Report = {
+  network: string;
+  rpc: "up" | "down";
+  error?: string;
+  chainId: number | null;
+  confirmations: number;
+  headBlock: number | null;
+  syncedBlock: number | null;
+  lag: number | null;
+  treasury: { address: Address; native: string | null; tokens: Record<string, string | null> };
+  unsweptDeposits: number;
+  pendingSends: number;
+};
+
+const config = loadConfig();
+const { values } = parseArgs({ options: { json: { type: "boolean", default: false } } });
+const masterKey = loadOrCreateMasterKey({ configured: config.custodianMasterKey, dataDir: config.dataDir, encryptionKey: config.encryptionKey });
+const treasury = treasuryAccount(masterKey).address;
+
+/** The synced blocks by chain id, from the database (undefined when the embedded one is held by a running server). */
+async function syncedBlocks(chainIds: number[]): Promise<Map<number, number> | undefined> {
+  try {
+    const db = await openDatabase({ url: config.databaseUrl, embeddedDir: embeddedDataDir(config.dataDir), role: "tool", logger: createLogger("warn") });
+    try {
+      return new Map((await cursorsOf(db.sql, chainIds)).map((cursor) => [cursor.chainId, Number(cursor.blockNumber)]));
+    } finally {
+      await db.close();
+    }
+  } catch (err) {
+    if (err instanceof DataDirBusyError) return undefined;
+    throw err;
+  }
+}
+
+async function fromChain(network: NetworkSettings) {
+  const client = chainClient(network, config.chain);
+  const [chainId, head, native, tokens] = await Promise.all([
+    client.getChainId(),
+    client.getBlockNumber(),
+    client.getBalance({ address: treasury }),
+    Promise.all(
+      Object.entries(network.tokens).map(async ([symbol, address]) => {
+        try {
+          const [balance, decimals] = await Promise.all([
+            client.readContract({ address: address as Address, abi: erc20Abi, functionName: "balanceOf", args: [treasury] }),
+            client.readContract({ address: address as Address, abi: erc20Abi, functionName: "decimals" }),
+          ]);
+          return [symbol, formatUnits(balance, decimals)] as const;
+        } catch {
+          return [symbol, null] as const;
+        }
+      }),
+    ),
+  ]);
+  return { chainId, head: Number(head), native: formatEther(native), tokens: Object.fromEntries(tokens) };
+}
+
+async function main() {
+  const networks = liveNetworks(config.chain);
+  if (networks.length === 0) {
+    process.stdout.write(values.json ? "[]\n" : "No live network: set CHAIN_RPC_URL_<NETWORK> to make one live (README, Going live on a network).\n");
+    return;
+  }
+  const chain = await Promise.all(networks.map((network) => fromChain(network).catch((err: Error) => err)));
+  const synced = await syncedBlocks(chain.flatMap((answer) => (answer instanceof Error ? [] : [answer.chainId])));
+  const reports: Report[] = networks.map((network, i) => {
+    const answer = chain[i];
+    const up = !(answer instanceof Error);
+    const syncedBlock = up ? (synced?.get(answer.chainId) ?? null) : null;
+    return {
+      network: network.name,
+      rpc: up ? "up" : "down",
+      ...(up ? {} : { error: answer.message.split("\n")[0] }),
+      chainId: up ? answer.chainId : null,
+      confirmations: network.confirmations,
+      headBlock: up ? answer.head : null,
+      syncedBlock,
+      lag: up && syncedBlock !== null ? answer.head - syncedBlock : null,
+      treasury: { address: treasury, native: up ? answer.native : null, tokens: up ? answer.tokens : Object.fromEntries(Object.keys(network.tokens).map((symbol) => [symbol, null])) },
+      unsweptDeposits: 0,
+      pendingSends: 0,
+    };
+  });
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(reports, null, 2)}\n`);
+    return;
+  }
+  // Why a synced block is missing: no chain id to look it up by, no access to the database, or no cursor yet.
+  const syncedUnknown = (report: Report) =>
+    report.rpc === "down" ? "?" : synced ? "not started" : "? (the server holds the embedded database: GET /v1/networks)";
+  for (const report of reports) {
+    const lines = [
+      `${report.network}  chain ${report.chainId ?? "?"}  RPC ${report.rpc}${report.error ? ` (${report.error})` : ""}`,
+      `  head ${report.headBlock ?? "?"}  synced ${report.syncedBlock ?? syncedUnknown(report)}  lag ${report.lag ?? "?"}  confirmations ${report.confirmations}`,
+      `  treasury ${report.treasury.address}  native ${report.treasury.native ?? "?"}  ${Object.entries(report.treasury.tokens).map(([symbol, balance]) => `${symbol} ${balance ?? "?"}`).join("  ")}`,
+      `  unswept deposits ${report.unsweptDeposits}  pending sends ${report.pendingSends}`,
+    ];
+    process.stdout.write(`${lines.join("\n")}\n`);
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

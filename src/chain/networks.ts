@@ -1,0 +1,135 @@
+import { getAddress, isAddress, type Address } from "viem";
+import { NETWORKS, type TokenSymbol } from "../providers/chains.js";
+
+export type NetworkName = (typeof NETWORKS)[number]["name"];
+export type NetworkMode = "live" | "sandbox";
+
+/**
+ * How deep a block must be (head − block + 1) before a deposit in it completes, per network, when
+ * CHAIN_CONFIRMATIONS_<NETWORK> is unset. The reasons are in the README's configuration table.
+ */
+export const DEFAULT_CONFIRMATIONS: Record<NetworkName, number> = {
+  // Proof of stake: reorgs deeper than a few blocks have not happened since the Merge; 12 blocks (~2.4 min)
+  // leaves a wide margin below finality (64 blocks, ~13 min).
+  ETHEREUM: 12,
+  // Polygon PoS has reorganised over 100 blocks in the past: 256 blocks (~9 min at 2 s).
+  POLYGON: 256,
+  // Rollups ordered by one sequencer: its unsafe head is reorganised rarely and shallowly (a sequencer restart).
+  BASE: 10,
+  OPTIMISM: 10,
+  // Blocks every 0.25 s: 40 blocks is 10 s.
+  ARBITRUM: 40,
+};
+
+export const TOKEN_SYMBOLS = ["USDC", "USDT", "DAI"] as const satisfies readonly TokenSymbol[];
+
+/** One network of §4's list as this deployment runs it. */
+export type NetworkSettings = {
+  name: NetworkName;
+  mode: NetworkMode;
+  /** The chain id of §4's list; a live network's records use the one its RPC reports. */
+  listedChainId: number;
+  /** Live only: the HTTP(S) JSON-RPC endpoint. */
+  rpcUrl?: string;
+  tokens: Partial<Record<TokenSymbol, Address>>;
+  confirmations: number;
+  /** Live only: where the watcher's first start begins (default: the head it first sees). */
+  startBlock?: bigint;
+};
+
+export type ChainSettings = {
+  networks: NetworkSettings[];
+  /** How often heads are read (CHAIN_POLL_MS). */
+  pollMs: number;
+  /** How long one JSON-RPC call may take before it counts as failed. */
+  rpcTimeoutMs: number;
+  /** The most blocks one eth_getLogs asks for. */
+  blockRange: number;
+  /** Whether this instance may run the watchers (one per live network works at a time across instances). */
+  watcher: boolean;
+};
+
+const NAMES = NETWORKS.map((network) => network.name) as NetworkName[];
+const RPC = /^CHAIN_RPC_URL_([A-Z0-9_]+)$/;
+const TOKEN = /^CHAIN_TOKEN_([A-Z0-9]+)_([A-Z0-9]+)$/;
+const CONFIRMATIONS = /^CHAIN_CONFIRMATIONS_([A-Z0-9_]+)$/;
+const START_BLOCK = /^CHAIN_START_BLOCK_([A-Z0-9_]+)$/;
+const GLOBAL: Record<string, { min: number; max: number; fallback: number }> = {
+  CHAIN_POLL_MS: { min: 50, max: 600_000, fallback: 2000 },
+  CHAIN_RPC_TIMEOUT_MS: { min: 100, max: 120_000, fallback: 10_000 },
+  CHAIN_BLOCK_RANGE: { min: 1, max: 100_000, fallback: 1000 },
+};
+const FLAG_ON = ["1", "true", "on", "yes"];
+const FLAG_OFF = ["0", "false", "off", "no"];
+
+/**
+ * The CHAIN_* variables as typed settings, with one line per refusal. A CHAIN_ name this function
+ * does not know is refused too: a misspelt network would otherwise leave it silently in the sandbox.
+ */
+export function parseChainSettings(env: NodeJS.ProcessEnv): { settings: ChainSettings; issues: string[] } {
+  const issues: string[] = [];
+  const networks = new Map<NetworkName, NetworkSettings>(
+    NETWORKS.map((network) => [network.name, { name: network.name, mode: "sandbox", listedChainId: network.chainId, tokens: { ...network.tokens }, confirmations: DEFAULT_CONFIRMATIONS[network.name] }]),
+  );
+  const numbers: Record<string, number> = Object.fromEntries(Object.entries(GLOBAL).map(([name, rule]) => [name, rule.fallback]));
+  let watcher = true;
+  const network = (variable: string, name: string) => {
+    const found = networks.get(name as NetworkName);
+    if (!found) issues.push(`  ${variable}: ${name} is not a network (${NAMES.join(", ")})`);
+    return found;
+  };
+  for (const [variable, raw] of Object.entries(env)) {
+    if (!variable.startsWith("CHAIN_") || raw === undefined || raw === "") continue;
+    const value = raw.trim();
+    let match: RegExpExecArray | null;
+    if ((match = RPC.exec(variable))) {
+      const target = network(variable, match[1]);
+      if (!target) continue;
+      if (!/^https?:\/\/[^\s]+$/.test(value)) issues.push(`  ${variable}: must be an http:// or https:// JSON-RPC URL`);
+      else Object.assign(target, { mode: "live", rpcUrl: value });
+    } else if ((match = TOKEN.exec(variable))) {
+      const target = network(variable, match[1]);
+      if (!target) continue;
+      const symbol = match[2] as TokenSymbol;
+      if (!(TOKEN_SYMBOLS as readonly string[]).includes(symbol)) issues.push(`  ${variable}: the token must be one of ${TOKEN_SYMBOLS.join(", ")}`);
+      else if (!isAddress(value, { strict: false })) issues.push(`  ${variable}: must be a 0x contract address`);
+      else target.tokens[symbol] = getAddress(value);
+    } else if ((match = CONFIRMATIONS.exec(variable))) {
+      const target = network(variable, match[1]);
+      if (!target) continue;
+      if (!/^\d{1,5}$/.test(value) || Number(value) < 1) issues.push(`  ${variable}: must be a whole number of blocks, 1 to 99999`);
+      else target.confirmations = Number(value);
+    } else if ((match = START_BLOCK.exec(variable))) {
+      const target = network(variable, match[1]);
+      if (!target) continue;
+      if (!/^\d{1,15}$/.test(value)) issues.push(`  ${variable}: must be a block number`);
+      else target.startBlock = BigInt(value);
+    } else if (variable in GLOBAL) {
+      const rule = GLOBAL[variable];
+      const parsed = Number(value);
+      if (!/^\d+$/.test(value) || parsed < rule.min || parsed > rule.max) issues.push(`  ${variable}: must be a whole number from ${rule.min} to ${rule.max}`);
+      else numbers[variable] = parsed;
+    } else if (variable === "CHAIN_WATCHER") {
+      if (![...FLAG_ON, ...FLAG_OFF].includes(value)) issues.push(`  ${variable}: must be on or off`);
+      else watcher = FLAG_ON.includes(value);
+    } else {
+      issues.push(`  ${variable}: unknown (CHAIN_RPC_URL_<NETWORK>, CHAIN_TOKEN_<NETWORK>_<SYMBOL>, CHAIN_CONFIRMATIONS_<NETWORK>, CHAIN_START_BLOCK_<NETWORK>, ${Object.keys(GLOBAL).join(", ")}, CHAIN_WATCHER)`);
+    }
+  }
+  return {
+    settings: {
+      networks: [...networks.values()],
+      pollMs: numbers.CHAIN_POLL_MS,
+      rpcTimeoutMs: numbers.CHAIN_RPC_TIMEOUT_MS,
+      blockRange: numbers.CHAIN_BLOCK_RANGE,
+      watcher,
+    },
+    issues,
+  };
+}
+
+/** The deposit records of a live network carry this provider, followed by the network (the sandbox never settles them). */
+export const CHAIN_PROVIDER_PREFIX = "chain-";
+export const chainProvider = (network: string) => `${CHAIN_PROVIDER_PREFIX}${network.toLowerCase()}`;
+
+export const liveNetworks = (settings: ChainSettings) => settings.networks.filter((network) => network.mode === "live");

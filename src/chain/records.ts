@@ -1,0 +1,167 @@
+import type { Sql } from "../db/sql.js";
+
+// The watcher's state, as plain SQL on the same connections as the deposit writes it commits with.
+// Block numbers travel as text: they are BIGINT columns, and a JavaScript number is not a bigint.
+
+export type Cursor = { blockNumber: bigint; blockHash: string };
+export type StoredBlock = { number: bigint; hash: string };
+export type BlockHeader = StoredBlock & { parentHash: string };
+
+const TAKE_LEASE = `
+  INSERT INTO "chain_leases" ("chainId", "holder", "expiresAt") VALUES ($1::int, $2, now() + $3::int * interval '1 millisecond')
+  ON CONFLICT ("chainId") DO UPDATE SET "holder" = EXCLUDED."holder", "expiresAt" = EXCLUDED."expiresAt"
+  WHERE "chain_leases"."holder" = EXCLUDED."holder" OR "chain_leases"."expiresAt" < now()
+  RETURNING 1 AS "held"`;
+
+/** Takes or renews the chain's lease for `holder`; false while another holder's lease runs. */
+export async function takeLease(sql: Sql, chainId: number, holder: string, leaseMs: number): Promise<boolean> {
+  return (await sql.query("chain_lease_take", TAKE_LEASE, [chainId, holder, leaseMs])).length > 0;
+}
+
+export async function releaseLease(sql: Sql, chainId: number, holder: string): Promise<void> {
+  await sql.query("chain_lease_release", `DELETE FROM "chain_leases" WHERE "chainId" = $1::int AND "holder" = $2`, [chainId, holder]);
+}
+
+const CURSOR = `SELECT "blockNumber"::text AS "blockNumber", "blockHash" FROM "chain_cursors" WHERE "chainId" = $1::int`;
+
+export async function readCursor(sql: Sql, chainId: number): Promise<Cursor | undefined> {
+  const [row] = await sql.query<{ blockNumber: string; blockHash: string }>("chain_cursor", CURSOR, [chainId]);
+  return row && { blockNumber: BigInt(row.blockNumber), blockHash: row.blockHash };
+}
+
+const START_CURSOR = `
+  INSERT INTO "chain_cursors" ("chainId", "network", "blockNumber", "blockHash", "headBlock", "updatedAt")
+  VALUES ($1::int, $2, $3::bigint, $4, $5::bigint, now()) ON CONFLICT DO NOTHING`;
+
+/** The first start on a chain: the block before the first one to scan counts as finished. */
+export async function startCursor(sql: Sql, chainId: number, network: string, block: StoredBlock, head: bigint): Promise<void> {
+  await sql.query("chain_cursor_start", START_CURSOR, [chainId, network, block.number.toString(), block.hash, head.toString()]);
+}
+
+const MOVE_CURSOR = `
+  UPDATE "chain_cursors" SET "blockNumber" = $4::bigint, "blockHash" = $5, "headBlock" = greatest($6::bigint, $4::bigint), "updatedAt" = now()
+  WHERE "chainId" = $1::int AND "blockNumber" = $2::bigint AND "blockHash" = $3
+  RETURNING 1 AS "moved"`;
+
+/**
+ * Compare-and-set: the cursor moves from `from` to `to` only if it is still at `from` (the row lock
+ * makes a second writer wait, then find it moved). False when another watcher moved it first.
+ */
+export async function moveCursor(tx: Sql, chainId: number, from: Cursor, to: Cursor, head: bigint): Promise<boolean> {
+  const values = [chainId, from.blockNumber.toString(), from.blockHash, to.blockNumber.toString(), to.blockHash, head.toString()];
+  return (await tx.query("chain_cursor_move", MOVE_CURSOR, values)).length > 0;
+}
+
+const HEAD = `UPDATE "chain_cursors" SET "headBlock" = greatest($2::bigint, "blockNumber"), "updatedAt" = now() WHERE "chainId" = $1::int`;
+
+export async function recordHead(sql: Sql, chainId: number, head: bigint): Promise<void> {
+  await sql.query("chain_cursor_head", HEAD, [chainId, head.toString()]);
+}
+
+const KEEP_BLOCKS = `
+  INSERT INTO "chain_blocks" ("chainId", "number", "hash", "parentHash")
+  SELECT $1::int, n::bigint, h, p FROM unnest($2::text[], $3::text[], $4::text[]) AS b(n, h, p)
+  ON CONFLICT ("chainId", "number") DO UPDATE SET "hash" = EXCLUDED."hash", "parentHash" = EXCLUDED."parentHash"`;
+const PRUNE_BLOCKS = `DELETE FROM "chain_blocks" WHERE "chainId" = $1::int AND "number" < $2::bigint`;
+
+/** Keeps the headers the watcher passed, and forgets those older than `keepFrom`. */
+export async function keepBlocks(tx: Sql, chainId: number, headers: BlockHeader[], keepFrom: bigint): Promise<void> {
+  const column = (pick: (header: BlockHeader) => string) => headers.map(pick);
+  await tx.query("chain_blocks_keep", KEEP_BLOCKS, [chainId, column((h) => h.number.toString()), column((h) => h.hash), column((h) => h.parentHash)]);
+  await tx.query("chain_blocks_prune", PRUNE_BLOCKS, [chainId, keepFrom.toString()]);
+}
+
+const STORED_BLOCKS = `SELECT "number"::text AS "number", "hash" FROM "chain_blocks" WHERE "chainId" = $1::int AND "number" <= $2::bigint ORDER BY "number" DESC`;
+
+export async function storedBlocks(sql: Sql, chainId: number, upTo: bigint): Promise<StoredBlock[]> {
+  const rows = await sql.query<{ number: string; hash: string }>("chain_blocks_stored", STORED_BLOCKS, [chainId, upTo.toString()]);
+  return rows.map((row) => ({ number: BigInt(row.number), hash: row.hash }));
+}
+
+const REWIND = [
+  `UPDATE "chain_deposits" SET "blockHash" = NULL WHERE "chainId" = $1::int AND "settledAt" IS NULL AND "blockNumber" > $2::bigint`,
+  `DELETE FROM "chain_blocks" WHERE "chainId" = $1::int AND "number" > $2::bigint`,
+];
+const SETTLED_ABOVE = `SELECT count(*)::int AS "count" FROM "chain_deposits" WHERE "chainId" = $1::int AND "settledAt" IS NOT NULL AND "blockNumber" > $2::bigint AND "blockHash" IS NOT NULL`;
+
+/**
+ * After a reorg, back to the common ancestor: the open deposits above it are detached (their block
+ * is no longer known canonical) until the transfer is seen again or its depth passes. Returns the
+ * number of deposits already settled above it (a reorg deeper than the confirmation depth).
+ */
+export async function rewindTo(tx: Sql, chainId: number, ancestor: bigint): Promise<number> {
+  const [{ count }] = await tx.query<{ count: number }>("chain_settled_above", SETTLED_ABOVE, [chainId, ancestor.toString()]);
+  await tx.query("chain_rewind_deposits", REWIND[0], [chainId, ancestor.toString()]);
+  await tx.query("chain_rewind_blocks", REWIND[1], [chainId, ancestor.toString()]);
+  return count;
+}
+
+const OWNERS = `SELECT "address", "clientId", "userId" FROM "wallets" WHERE "address" = ANY($1::text[])`;
+
+/** The custodial wallets among `addresses` (EIP-55): one query for a whole block range, whatever the number of wallets. */
+export async function walletOwners(sql: Sql, addresses: string[]): Promise<Map<string, { clientId: string; userId: string }>> {
+  if (addresses.length === 0) return new Map();
+  const rows = await sql.query<{ address: string; clientId: string; userId: string }>("chain_wallet_owners", OWNERS, [addresses]);
+  return new Map(rows.map((row) => [row.address, { clientId: row.clientId, userId: row.userId }]));
+}
+
+export type TrackedTransfer = { depositId: string; transactionHash: string; logIndex: number; blockHash: string | null };
+
+const TRACKED = `SELECT "depositId", "transactionHash", "logIndex", "blockHash" FROM "chain_deposits" WHERE "chainId" = $1::int AND "transactionHash" = ANY($2::text[])`;
+
+/** The transfers of these transactions already recorded as deposits on the chain. */
+export function trackedTransfers(sql: Sql, chainId: number, transactionHashes: string[]): Promise<TrackedTransfer[]> {
+  if (transactionHashes.length === 0) return Promise.resolve([]);
+  return sql.query<TrackedTransfer>("chain_deposits_tracked", TRACKED, [chainId, transactionHashes]);
+}
+
+const TRACK = `
+  INSERT INTO "chain_deposits" ("depositId", "chainId", "transactionHash", "logIndex", "blockNumber", "blockHash", "createdAt")
+  VALUES ($1::uuid, $2::int, $3, $4::int, $5::bigint, $6, now())`;
+
+export type TransferPlace = { transactionHash: string; logIndex: number; blockNumber: bigint; blockHash: string };
+
+export async function trackDeposit(tx: Sql, depositId: string, chainId: number, place: TransferPlace): Promise<void> {
+  await tx.query("chain_deposit_track", TRACK, [depositId, chainId, place.transactionHash, place.logIndex, place.blockNumber.toString(), place.blockHash]);
+}
+
+const REATTACH = `UPDATE "chain_deposits" SET "blockNumber" = $2::bigint, "blockHash" = $3 WHERE "depositId" = $1::uuid AND "settledAt" IS NULL`;
+
+/** A transfer seen again after a reorg: its deposit follows the block it is in now. */
+export async function reattachDeposit(tx: Sql, depositId: string, blockNumber: bigint, blockHash: string): Promise<void> {
+  await tx.query("chain_deposit_reattach", REATTACH, [depositId, blockNumber.toString(), blockHash]);
+}
+
+export type OpenDeposit = { depositId: string; provider: string; eventId: string };
+
+const DUE = `
+  SELECT cd."depositId", d."provider", d."eventId" FROM "chain_deposits" cd JOIN "deposits" d ON d."id" = cd."depositId"
+  WHERE cd."chainId" = $1::int AND cd."settledAt" IS NULL AND cd."blockNumber" <= $2::bigint AND (cd."blockHash" IS NULL) = $3::boolean
+  ORDER BY cd."blockNumber" LIMIT $4::int`;
+
+/**
+ * Open deposits whose block is at most `deepest`: attached ones (their block canonical) are due to
+ * complete, detached ones (their block left the chain, the transfer not seen again) are due to fail.
+ */
+export function dueDeposits(sql: Sql, chainId: number, deepest: bigint, detached: boolean, take: number): Promise<OpenDeposit[]> {
+  return sql.query<OpenDeposit>("chain_deposits_due", DUE, [chainId, deepest.toString(), detached, take]);
+}
+
+const SETTLE = `
+  UPDATE "chain_deposits" SET "settledAt" = now()
+  WHERE "depositId" = $1::uuid AND "settledAt" IS NULL AND "blockNumber" <= $2::bigint AND ("blockHash" IS NULL) = $3::boolean
+  RETURNING 1 AS "settled"`;
+
+/** Closes the chain's side of a deposit, if it is still in the state it was chosen in (a rewind may have come between). */
+export async function settleTracked(tx: Sql, depositId: string, deepest: bigint, detached: boolean): Promise<boolean> {
+  return (await tx.query("chain_deposit_settle", SETTLE, [depositId, deepest.toString(), detached])).length > 0;
+}
+
+export type CursorView = { chainId: number; blockNumber: string; headBlock: string; updatedAt: Date };
+
+const CURSORS = `SELECT "chainId", "blockNumber"::text AS "blockNumber", "headBlock"::text AS "headBlock", "updatedAt" FROM "chain_cursors" WHERE "chainId" = ANY($1::int[])`;
+
+export function cursorsOf(sql: Sql, chainIds: number[]): Promise<CursorView[]> {
+  if (chainIds.length === 0) return Promise.resolve([]);
+  return sql.query<CursorView>("chain_cursors_of", CURSORS, [chainIds]);
+}

@@ -1,0 +1,41 @@
+import { builder } from "../graphql/builder.js";
+import type { Network } from "../providers/chains.js";
+import { NETWORK_NAMES } from "../providers/chains.js";
+import { NetworkEnum } from "../wallets/network-schema.js";
+import type { NetworkView } from "./rail.js";
+
+const NetworkModeEnum = builder.enumType("NetworkMode", {
+  description: "live: deposits come from the chain (CHAIN_RPC_URL_<NETWORK> is set); sandbox: the sandbox plays the chain.",
+  values: ["live", "sandbox"] as const,
+});
+
+const NetworkToken = builder.objectRef<NetworkView["tokens"][number]>("NetworkToken").implement({
+  description: "A token the network takes deposits in, and its contract there.",
+  fields: (t) => ({
+    symbol: t.exposeString("symbol"),
+    address: t.exposeString("address", { description: "EIP-55 contract address" }),
+  }),
+});
+
+const ChainNetwork = builder.objectRef<NetworkView>("ChainNetwork").implement({
+  description: "One EVM network as this deployment runs it (SPEC §14).",
+  fields: (t) => ({
+    network: t.field({ type: NetworkEnum, resolve: (view) => view.network as Network["name"] }),
+    chainId: t.exposeInt("chainId", { nullable: true, description: "A live network's is the one its RPC reports (null until the RPC has answered)" }),
+    mode: t.field({ type: NetworkModeEnum, resolve: (view) => view.mode }),
+    confirmations: t.exposeInt("confirmations", { description: "How deep a block must be (head − block + 1) before a deposit in it completes" }),
+    tokens: t.field({ type: [NetworkToken], resolve: (view) => view.tokens }),
+    headBlock: t.exposeInt("headBlock", { nullable: true, description: "Live: the newest head the watcher read; null when sandbox" }),
+    syncedBlock: t.exposeInt("syncedBlock", { nullable: true, description: "Live: the last block the watcher finished; null when sandbox" }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  networks: t.field({
+    permission: "authenticated",
+    type: [ChainNetwork],
+    description: "The EVM networks: live (deposits from the chain) or sandbox, with their tokens, depth and progress.",
+    extensions: { maxListSize: NETWORK_NAMES.length },
+    resolve: (_root, _args, ctx) => ctx.services.chain.networks(),
+  }),
+}));

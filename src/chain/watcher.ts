@@ -1,0 +1,343 @@
+import { BlockNotFoundError, erc20Abi, formatUnits, getAbiItem, type Address, type Hash, type PublicClient } from "viem";
+import { Decimal } from "decimal.js";
+import type { SqlDatabase } from "../db/sql.js";
+import type { Deposit } from "../generated/prisma/client.js";
+import type { DepositService } from "../deposits/service.js";
+import type { Logger } from "../logger.js";
+import type { TokenSymbol } from "../providers/chains.js";
+import type { ChainMetrics } from "./metrics.js";
+import { chainProvider, type ChainSettings, type NetworkSettings } from "./networks.js";
+import {
+  dueDeposits,
+  keepBlocks,
+  moveCursor,
+  readCursor,
+  reattachDeposit,
+  recordHead,
+  rewindTo,
+  settleTracked,
+  startCursor,
+  storedBlocks,
+  takeLease,
+  releaseLease,
+  trackDeposit,
+  trackedTransfers,
+  walletOwners,
+  type BlockHeader,
+  type Cursor,
+} from "./records.js";
+
+const TRANSFER = getAbiItem({ abi: erc20Abi, name: "Transfer" });
+/** The largest amount a deposit column holds (NUMERIC(38,18): 20 integer digits). */
+const MAX_AMOUNT = new Decimal("1e20");
+/** Blocks kept beyond the confirmation depth, for walking back to the common ancestor of a reorg. */
+const KEPT_MARGIN = 32n;
+/** Deposits completed or failed per transaction batch of one pass. */
+const SETTLE_BATCH = 200;
+const MAX_BACKOFF_MS = 30_000;
+
+export type WatcherDeps = {
+  network: NetworkSettings;
+  client: PublicClient;
+  settings: ChainSettings;
+  sql: SqlDatabase;
+  deposits: Pick<DepositService, "receive" | "complete" | "fail" | "announce">;
+  metrics: ChainMetrics;
+  logger: Logger;
+  /** Who this instance is, in the lease table. */
+  holder: string;
+  /** Called once the RPC has told the chain id. */
+  onChainId(chainId: number): void;
+};
+
+/** The chain moved while the watcher read it (or another watcher moved the cursor): the tick is dropped and the next one starts over. */
+class ChainMoved extends Error {}
+
+type Match = { owner: { clientId: string; userId: string }; symbol: TokenSymbol; token: Address; amount: Decimal; transactionHash: Hash; logIndex: number; blockNumber: bigint; blockHash: Hash };
+
+/**
+ * One live network's watcher. Every CHAIN_POLL_MS, under the chain's lease (one watcher per chain
+ * across instances and workers), it:
+ * 1. checks that the block it finished last is still canonical, else walks back to the common
+ *    ancestor through the recent blocks it kept, detaching the open deposits above it;
+ * 2. reads the Transfer logs of the configured tokens for the next block range (one eth_getLogs),
+ *    the headers of the blocks within the confirmation depth of the head (linked parent to child),
+ *    and keeps the transfers to custodial addresses (one `= ANY` query for the range);
+ * 3. records them as PENDING deposits, the headers, and the new cursor, in one transaction;
+ * 4. completes the deposits whose block is `confirmations` deep, and fails the detached ones whose
+ *    depth has passed without the transfer coming back.
+ * An RPC that fails or hangs costs this loop a back-off, never a request: it lags and catches up.
+ */
+export class NetworkWatcher {
+  private chainId?: number;
+  private decimals = new Map<Address, number>();
+  private timer?: NodeJS.Timeout;
+  private running: Promise<void> = Promise.resolve();
+  private stopped = false;
+  private failures = 0;
+  private leading = false;
+  private readonly tokens: { symbol: TokenSymbol; address: Address }[];
+  private readonly provider: string;
+  private readonly log: Logger;
+
+  constructor(private readonly deps: WatcherDeps) {
+    this.tokens = Object.entries(deps.network.tokens).map(([symbol, address]) => ({ symbol: symbol as TokenSymbol, address: address as Address }));
+    this.provider = chainProvider(deps.network.name);
+    this.log = deps.logger.child({ network: deps.network.name });
+  }
+
+  start() {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+    if (this.leading && this.chainId !== undefined) await releaseLease(this.deps.sql, this.chainId, this.deps.holder).catch(() => undefined);
+  }
+
+  private schedule(delayMs: number) {
+    this.timer = setTimeout(() => {
+      const started = Date.now();
+      this.running = this.tick()
+        .then(() => {
+          if (this.failures > 0) this.log.info({ failures: this.failures }, "chain watcher recovered");
+          this.failures = 0;
+          this.deps.metrics.rpcUp.set({ network: this.deps.network.name }, 1);
+        })
+        .catch((err) => {
+          if (err instanceof ChainMoved) return this.log.info({ reason: err.message }, "chain moved during the pass; starting over");
+          this.failures++;
+          this.deps.metrics.rpcUp.set({ network: this.deps.network.name }, 0);
+          this.deps.metrics.errors.inc({ network: this.deps.network.name });
+          // The first failure and then one in ten: a dead RPC must not flood the log.
+          if (this.failures === 1 || this.failures % 10 === 0) this.log.warn({ err, failures: this.failures }, "chain watcher pass failed; retrying with back-off");
+        })
+        .finally(() => {
+          if (this.stopped) return;
+          const { pollMs } = this.deps.settings;
+          // Heads are read every CHAIN_POLL_MS from the start of one pass to the next (a pass's own time is not added).
+          this.schedule(this.failures === 0 ? Math.max(0, pollMs - (Date.now() - started)) : Math.min(MAX_BACKOFF_MS, pollMs * 2 ** Math.min(this.failures, 10)));
+        });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private get leaseMs() {
+    // Outlasts a pass (a few RPC calls, each bounded by its time-out); a dead holder is replaced after it.
+    return 3 * this.deps.settings.rpcTimeoutMs + 5 * this.deps.settings.pollMs;
+  }
+
+  private async tick(): Promise<void> {
+    const { client, sql } = this.deps;
+    if (this.chainId === undefined) {
+      this.chainId = await client.getChainId();
+      this.deps.onChainId(this.chainId);
+      this.log.info({ chainId: this.chainId }, "chain RPC answered");
+    }
+    // An instance that does not watch (CHAIN_WATCHER=off) only needed the chain id, for what it answers.
+    if (!this.deps.settings.watcher) {
+      this.stopped = true;
+      return;
+    }
+    const chainId = this.chainId;
+    const leading = await takeLease(sql, chainId, this.deps.holder, this.leaseMs);
+    if (leading !== this.leading) this.log.info({ chainId, holder: this.deps.holder }, leading ? "chain watcher took the lease" : "chain watcher lost the lease");
+    this.leading = leading;
+    if (!leading) return;
+    await this.loadDecimals();
+    const [head, stored] = await Promise.all([client.getBlockNumber({ cacheTime: 0 }), readCursor(sql, chainId)]);
+    let cursor = stored ?? (await this.firstCursor(chainId, head));
+    if ((await this.hashAt(cursor.blockNumber)) !== cursor.blockHash) {
+      cursor = await this.rewind(chainId, cursor, head);
+    } else if (cursor.blockNumber >= head) {
+      await recordHead(sql, chainId, head);
+    }
+    // Behind the head: range after range without waiting for the next poll, until caught up.
+    while (cursor.blockNumber < head && !this.stopped) {
+      cursor = await this.scan(chainId, cursor, head);
+      this.report(head, cursor);
+      if (cursor.blockNumber < head) {
+        // A long catch-up keeps its lease (renewed with every range) and settles as it goes.
+        if (!(await takeLease(sql, chainId, this.deps.holder, this.leaseMs))) throw new ChainMoved("the lease was taken over");
+        await this.settleDue(chainId, cursor);
+      }
+    }
+    this.report(head, cursor);
+    await this.settleDue(chainId, cursor);
+  }
+
+  private report(head: bigint, cursor: Cursor) {
+    const network = this.deps.network.name;
+    this.deps.metrics.head.set({ network }, Number(head));
+    this.deps.metrics.synced.set({ network }, Number(cursor.blockNumber));
+    this.deps.metrics.lag.set({ network }, Number(head - cursor.blockNumber));
+  }
+
+  private async loadDecimals() {
+    const missing = this.tokens.filter((token) => !this.decimals.has(token.address));
+    const found = await Promise.all(missing.map((token) => this.deps.client.readContract({ address: token.address, abi: erc20Abi, functionName: "decimals" })));
+    missing.forEach((token, i) => this.decimals.set(token.address, found[i]));
+  }
+
+  /** The first start on this chain: CHAIN_START_BLOCK_<NETWORK>, else the head, is the first block scanned. */
+  private async firstCursor(chainId: number, head: bigint): Promise<Cursor> {
+    const first = this.deps.network.startBlock ?? head;
+    const before = await this.deps.client.getBlock({ blockNumber: first > 0n ? first - 1n : 0n });
+    await startCursor(this.deps.sql, chainId, this.deps.network.name, { number: before.number, hash: before.hash }, head);
+    this.log.info({ chainId, firstBlock: first.toString() }, "chain watcher starts");
+    const cursor = await readCursor(this.deps.sql, chainId);
+    if (!cursor) throw new ChainMoved("cursor not written");
+    return cursor;
+  }
+
+  /** The finished block left the canonical chain: back to the newest kept block that is still on it. */
+  private async rewind(chainId: number, cursor: Cursor, head: bigint): Promise<Cursor> {
+    const kept = await storedBlocks(this.deps.sql, chainId, cursor.blockNumber);
+    const canonical = await Promise.all(kept.map((block) => this.hashAt(block.number)));
+    const index = kept.findIndex((block, i) => canonical[i] === block.hash);
+    let ancestor: Cursor;
+    if (index >= 0) {
+      ancestor = { blockNumber: kept[index].number, blockHash: kept[index].hash };
+    } else {
+      // Deeper than every kept block: start again below the oldest (its deposits, if any, are re-read).
+      const below = (kept.at(-1)?.number ?? cursor.blockNumber) - 1n;
+      const block = await this.deps.client.getBlock({ blockNumber: below < 0n ? 0n : below });
+      ancestor = { blockNumber: block.number, blockHash: block.hash };
+      this.log.error({ chainId, from: cursor.blockNumber.toString(), to: ancestor.blockNumber.toString() }, "reorg deeper than the blocks kept");
+    }
+    const settledAbove = await this.deps.sql.transaction(async (tx) => {
+      if (!(await moveCursor(tx, chainId, cursor, ancestor, head))) throw new ChainMoved("the cursor moved");
+      return rewindTo(tx, chainId, ancestor.blockNumber);
+    });
+    this.deps.metrics.reorgs.inc({ network: this.deps.network.name });
+    const depth = (cursor.blockNumber - ancestor.blockNumber).toString();
+    if (settledAbove > 0) this.log.error({ chainId, depth, settledAbove }, "reorg deeper than the confirmation depth: deposits already settled were in the dropped blocks");
+    else this.log.warn({ chainId, depth, ancestor: ancestor.blockNumber.toString() }, "reorg: back to the common ancestor");
+    return ancestor;
+  }
+
+  /** The canonical hash at a height; undefined when the chain is not that high (any more: a rollback). */
+  private async hashAt(blockNumber: bigint): Promise<Hash | undefined> {
+    try {
+      return (await this.deps.client.getBlock({ blockNumber })).hash;
+    } catch (err) {
+      if (err instanceof BlockNotFoundError) return undefined;
+      throw err;
+    }
+  }
+
+  /** The next block range: its transfers to custodial addresses become PENDING deposits, with the cursor, in one transaction. */
+  private async scan(chainId: number, cursor: Cursor, head: bigint): Promise<Cursor> {
+    const { client, settings, network } = this.deps;
+    const from = cursor.blockNumber + 1n;
+    const to = head - from + 1n > BigInt(settings.blockRange) ? from + BigInt(settings.blockRange) - 1n : head;
+    const depth = BigInt(network.confirmations);
+    // Blocks within the confirmation depth of the head may still be reorganised: their headers are read and linked.
+    const recentFrom = head - depth + 1n > from ? head - depth + 1n : from;
+    const numbers: bigint[] = [];
+    for (let n = recentFrom; n <= to; n++) numbers.push(n);
+    if (numbers.at(-1) !== to) numbers.push(to);
+    const [logs, blocks] = await Promise.all([
+      client.getLogs({ address: this.tokens.map((token) => token.address), event: TRANSFER, fromBlock: from, toBlock: to }),
+      Promise.all(numbers.map((blockNumber) => client.getBlock({ blockNumber }))),
+    ]);
+    const headers: BlockHeader[] = blocks.map((block) => ({ number: block.number, hash: block.hash, parentHash: block.parentHash }));
+    const byNumber = new Map(headers.map((header) => [header.number, header]));
+    this.checkLinked(cursor, headers);
+    const end = byNumber.get(to)!;
+
+    const transfers = logs.filter((log) => !log.removed && log.args.to && log.args.value !== undefined && log.args.value > 0n);
+    for (const log of transfers) {
+      const header = byNumber.get(log.blockNumber);
+      if (header && header.hash !== log.blockHash) throw new ChainMoved(`block ${log.blockNumber} changed between reads`);
+    }
+    this.deps.metrics.logs.inc({ network: network.name }, logs.length);
+    const recorded = await this.deps.sql.transaction(async (tx) => {
+      if (!(await moveCursor(tx, chainId, cursor, { blockNumber: to, blockHash: end.hash }, head))) throw new ChainMoved("the cursor moved");
+      const owners = await walletOwners(tx, [...new Set(transfers.map((log) => log.args.to!))]);
+      const matches = transfers.flatMap((log): Match[] => {
+        const owner = owners.get(log.args.to!);
+        const token = this.tokens.find((t) => t.address.toLowerCase() === log.address.toLowerCase());
+        if (!owner || !token) return [];
+        const amount = new Decimal(formatUnits(log.args.value!, this.decimals.get(token.address)!));
+        if (amount.gte(MAX_AMOUNT)) {
+          this.log.error({ transactionHash: log.transactionHash, logIndex: log.logIndex }, "transfer too large for a deposit record; skipped");
+          return [];
+        }
+        return [{ owner, symbol: token.symbol, token: token.address, amount, transactionHash: log.transactionHash, logIndex: log.logIndex, blockNumber: log.blockNumber, blockHash: log.blockHash }];
+      });
+      const tracked = await trackedTransfers(tx, chainId, [...new Set(matches.map((match) => match.transactionHash))]);
+      const created: Deposit[] = [];
+      for (const match of matches) {
+        const known = tracked.find((t) => t.transactionHash === match.transactionHash && t.logIndex === match.logIndex);
+        if (known) {
+          // Seen before: a transfer mined again after a reorg goes on as the same deposit, in its new block.
+          if (known.blockHash !== match.blockHash) await reattachDeposit(tx, known.depositId, match.blockNumber, match.blockHash);
+          continue;
+        }
+        const deposit = await this.deps.deposits.receive(tx, {
+          provider: this.provider,
+          eventId: `${match.transactionHash}:${match.logIndex}`,
+          clientId: match.owner.clientId,
+          userId: match.owner.userId,
+          amount: match.amount,
+          currency: match.symbol,
+          tokenAddress: match.token,
+          transactionHash: match.transactionHash,
+          chainId,
+          live: true,
+        });
+        if (!deposit) continue;
+        await trackDeposit(tx, deposit.id, chainId, match);
+        created.push(deposit);
+      }
+      await keepBlocks(tx, chainId, headers, to - depth - KEPT_MARGIN);
+      return created;
+    });
+    if (recorded.length > 0) {
+      this.deps.deposits.announce(recorded);
+      this.deps.metrics.depositsSeen.inc({ network: network.name }, recorded.length);
+    }
+    return { blockNumber: to, blockHash: end.hash };
+  }
+
+  /** The recent headers must chain from the cursor, parent to child; else a reorg came between the reads. */
+  private checkLinked(cursor: Cursor, headers: BlockHeader[]) {
+    headers.forEach((header, i) => {
+      const parent = i === 0 ? (header.number === cursor.blockNumber + 1n ? cursor.blockHash : undefined) : headers[i - 1].number === header.number - 1n ? headers[i - 1].hash : undefined;
+      if (parent !== undefined && header.parentHash !== parent) throw new ChainMoved(`block ${header.number} does not follow ${header.number - 1n}`);
+    });
+  }
+
+  /**
+   * Deposits whose block is `confirmations` deep below the synced block complete (credited once);
+   * detached ones whose depth has passed without the transfer coming back fail (never credited).
+   */
+  private async settleDue(chainId: number, synced: Cursor) {
+    const deepest = synced.blockNumber - BigInt(this.deps.network.confirmations) + 1n;
+    for (const detached of [false, true]) {
+      for (;;) {
+        const due = await dueDeposits(this.deps.sql, chainId, deepest, detached, SETTLE_BATCH);
+        const settled: Deposit[] = [];
+        for (const deposit of due) {
+          const changed = await this.deps.sql.transaction(async (tx) => {
+            if (!(await settleTracked(tx, deposit.depositId, deepest, detached))) return null;
+            return detached
+              ? this.deps.deposits.fail(tx, deposit.provider, deposit.eventId, "The transfer's block left the canonical chain (reorg) and the transfer was not mined again")
+              : this.deps.deposits.complete(tx, deposit.provider, deposit.eventId);
+          });
+          if (changed) settled.push(changed);
+        }
+        if (settled.length > 0) {
+          this.deps.deposits.announce(settled);
+          const counter = detached ? this.deps.metrics.depositsFailed : this.deps.metrics.depositsCredited;
+          counter.inc({ network: this.deps.network.name }, settled.length);
+        }
+        if (due.length < SETTLE_BATCH || this.stopped) break;
+      }
+    }
+  }
+}

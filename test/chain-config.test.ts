@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/config.js";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const load = (env: Record<string, string>) => loadConfig({ NODE_ENV: "test", DATA_DIR: mkdtempSync(join(tmpdir(), "fintech-chain-config-")), ...env });
+const USDC_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
+
+describe("CHAIN_* configuration", () => {
+  it("a network without an RPC stays sandbox; one with an RPC is live, with its defaults and overrides", () => {
+    const { chain } = load({
+      CHAIN_RPC_URL_BASE: "https://base.example/rpc",
+      CHAIN_TOKEN_BASE_USDT: "0x" + "ab".repeat(20),
+      CHAIN_CONFIRMATIONS_ETHEREUM: "20",
+      CHAIN_POLL_MS: "500",
+    });
+    const base = chain.networks.find((n) => n.name === "BASE")!;
+    expect(base).toMatchObject({ mode: "live", rpcUrl: "https://base.example/rpc", confirmations: 10, tokens: { USDC: USDC_BASE, USDT: "0xABaBaBaBABabABabAbAbABAbABabababaBaBABaB" } });
+    expect(chain.networks.find((n) => n.name === "ETHEREUM")).toMatchObject({ mode: "sandbox", confirmations: 20 });
+    expect(chain.networks.filter((n) => n.mode === "live").map((n) => n.name)).toEqual(["BASE"]);
+    expect(chain).toMatchObject({ pollMs: 500, rpcTimeoutMs: 10_000, blockRange: 1000, watcher: true });
+    expect(load({}).chain.networks.every((n) => n.mode === "sandbox")).toBe(true);
+    expect(load({}).chain.pollMs).toBe(2000);
+  });
+
+  it.each([
+    ["CHAIN_RPC_URL_BASSE", "https://x.example", /BASSE is not a network/],
+    ["CHAIN_RPC_URL_BASE", "ws://x.example", /http:\/\/ or https:\/\//],
+    ["CHAIN_TOKEN_BASE_USDC", "0x123", /0x contract address/],
+    ["CHAIN_TOKEN_BASE_WETH", "0x" + "ab".repeat(20), /one of USDC, USDT, DAI/],
+    ["CHAIN_CONFIRMATIONS_BASE", "0", /whole number of blocks/],
+    ["CHAIN_POLL_MS", "10", /from 50/],
+    ["CHAIN_WATCHER", "maybe", /on or off/],
+    ["CHAIN_RPC_URLS_BASE", "https://x.example", /CHAIN_RPC_URLS_BASE: unknown/],
+  ])("%s=%s is refused, naming it", (name, value, message) => {
+    expect(() => load({ [name]: value })).toThrow(ConfigError);
+    expect(() => load({ [name]: value })).toThrow(message);
+  });
+});

@@ -1,0 +1,182 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Address } from "viem";
+import { userInput } from "./support/http.js";
+import { needs, REQUIREMENTS } from "./support/requirements.js";
+import { call, createScratchClient, createScratchDatabase, scratchServerEnv, type ScratchDatabase } from "./support/scratch-server.js";
+import { testDatabaseUrl } from "./support/server.js";
+import { deployToken, liveBaseEnv, startAnvil, type Anvil, type Token } from "./support/chain.js";
+
+// The watcher across processes, on PostgreSQL: the real server killed with SIGKILL while it catches
+// up (resumes with no gap and no repeat), and two instances, one of them with two workers, of
+// which exactly one watches the chain, another taking over when it dies.
+
+const CONFIRMATIONS = 2;
+
+type Instance = { child: ChildProcess; url: string; lines: string[]; exited: Promise<void> };
+
+/** src/main.ts in a process group of its own (so a SIGKILL takes its workers too); resolves when every worker has started. */
+function startInstance(env: Record<string, string>): Promise<Instance> {
+  const workers = Number(env.WEB_CONCURRENCY ?? 1);
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: join(import.meta.dirname, ".."), env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const killOnExit = () => kill(child);
+  process.once("exit", killOnExit);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  void exited.then(() => process.off("exit", killOnExit));
+  const lines: string[] = [];
+  let started = 0;
+  return new Promise((resolve, reject) => {
+    let stderr = "";
+    child.stderr!.on("data", (chunk) => (stderr += chunk));
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      lines.push(line);
+      if (line.includes('"server started"') && ++started === workers) resolve({ child, url: JSON.parse(line).url, lines, exited });
+    });
+    child.once("exit", (code, signal) => reject(new Error(`server exited (${code ?? signal}) before starting:\n${stderr}`)));
+  });
+}
+
+function kill(child: ChildProcess) {
+  try {
+    process.kill(-child.pid!, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until<T>(read: () => Promise<T>, what: string, timeoutMs = 20_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+describe("the chain watcher across processes", needs(REQUIREMENTS.postgres), () => {
+  let database: ScratchDatabase;
+  let db: pg.Client;
+  let anvil: Anvil;
+  let token: Token;
+  let headers: Record<string, string>;
+  let env: (overrides?: Record<string, string>) => Record<string, string>;
+  const running: Instance[] = [];
+  let addresses: Address[] = [];
+
+  beforeAll(async () => {
+    database = await createScratchDatabase(testDatabaseUrl!, "chain");
+    db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    headers = { "x-api-key": await createScratchClient(database.url), "content-type": "application/json" };
+    anvil = await startAnvil();
+    token = await deployToken(anvil);
+    await token.mint(anvil.accounts[1], 10n ** 15n);
+    const dataDir = mkdtempSync(join(tmpdir(), "fintech-chain-"));
+    env = (overrides = {}) =>
+      scratchServerEnv(database.url, dataDir, { ...liveBaseEnv(anvil, token, { CHAIN_CONFIRMATIONS_BASE: String(CONFIRMATIONS) }), ...overrides });
+    // The custodial addresses, made through one instance.
+    const instance = await startInstance(env());
+    running.push(instance);
+    addresses = [];
+    for (let i = 0; i < 6; i++) {
+      const user = await call(instance.url, "POST", "/v1/user", headers, userInput());
+      const wallet = await call(instance.url, "POST", "/v1/wallet", headers, { userId: user.body.id });
+      addresses.push(wallet.body.address);
+    }
+    kill(instance.child);
+    await instance.exited;
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const instance of running) kill(instance.child);
+    await db?.end();
+    await anvil?.stop();
+    await database?.drop();
+  });
+
+  /** Every chain deposit recorded, and the DEPOSIT journals of each. */
+  async function recorded() {
+    const { rows } = await db.query<{ eventId: string; status: string; journals: number }>(
+      `SELECT d."eventId", d."status", (SELECT count(*)::int FROM "ledger_journals" j WHERE j."referenceId" = d."id"::text AND j."type" = 'DEPOSIT') AS "journals"
+       FROM "deposits" d WHERE d."chainId" = $1`,
+      [anvil.chainId],
+    );
+    return rows;
+  }
+
+  /** The token's transfers to custodial addresses, from the chain's own logs. */
+  async function onChain() {
+    const all = await Promise.all(addresses.map((address) => token.transfersTo(address)));
+    return all.flat().map((transfer) => `${transfer.transactionHash}:${transfer.logIndex}`);
+  }
+
+  const cursor = async () => Number((await db.query(`SELECT "blockNumber" FROM "chain_cursors" WHERE "chainId" = $1`, [anvil.chainId])).rows[0]?.blockNumber ?? -1);
+
+  it("SIGKILLed while it catches up, range after range: after each restart it resumes from its last block, nothing missed, nothing twice", async () => {
+    // A backlog while no server runs: 40 transfers to custodial addresses among empty blocks.
+    for (let i = 0; i < 40; i++) {
+      await token.transfer(anvil.accounts[1], addresses[i % addresses.length], BigInt(1_000_000 + i));
+      await anvil.mine(4);
+    }
+    const head = Number(await anvil.client.getBlockNumber());
+    // One block per range: each kill lands while the watcher is behind, a random few ranges after its restart.
+    const slow = env({ CHAIN_BLOCK_RANGE: "1" });
+    for (let kills = 0; kills < 6; kills++) {
+      const instance = await startInstance(slow);
+      running.push(instance);
+      const from = await cursor();
+      const at = from + 3 + Math.floor(Math.random() * 15);
+      await until(async () => (await cursor()) >= at, "the watcher to scan", 30_000);
+      kill(instance.child);
+      await instance.exited;
+      expect(await cursor()).toBeLessThan(head);
+    }
+    const instance = await startInstance(slow);
+    running.push(instance);
+    await anvil.mine(CONFIRMATIONS);
+    const expected = await onChain();
+    expect(expected).toHaveLength(40);
+    const rows = await until(async () => {
+      const rows = await recorded();
+      return rows.length >= expected.length && rows.every((row) => row.status === "COMPLETED") ? rows : undefined;
+    }, "every deposit completed", 60_000);
+    expect(rows.map((row) => row.eventId).sort()).toEqual([...expected].sort());
+    expect(rows.every((row) => row.journals === 1)).toBe(true);
+    kill(instance.child);
+    await instance.exited;
+  }, 180_000);
+
+  it("two instances, one with two workers: exactly one watches; when it dies another takes over", async () => {
+    const a = await startInstance(env({ WEB_CONCURRENCY: "2" }));
+    const b = await startInstance(env());
+    running.push(a, b);
+    const holders = () => [...a.lines, ...b.lines].filter((line) => line.includes('"chain watcher took the lease"')).map((line) => JSON.parse(line).holder as string);
+    await until(async () => holders().length > 0, "a watcher");
+    const before = (await recorded()).length;
+    for (const address of addresses.slice(0, 3)) await token.transfer(anvil.accounts[1], address, 5_000_000n);
+    await anvil.mine(CONFIRMATIONS);
+    await until(async () => (await recorded()).length === before + 3 && (await recorded()).every((row) => row.status === "COMPLETED"), "three deposits");
+    expect(holders()).toHaveLength(1);
+
+    // The holder dies (its whole instance); the lease runs out and another process takes it.
+    const holder = holders()[0];
+    const dying = a.lines.some((line) => line.includes(holder)) ? a : b;
+    kill(dying.child);
+    await dying.exited;
+    await token.transfer(anvil.accounts[1], addresses[3], 7_000_000n);
+    await anvil.mine(CONFIRMATIONS);
+    await until(async () => (await recorded()).length === before + 4 && (await recorded()).every((row) => row.status === "COMPLETED"), "the deposit after the take-over", 30_000);
+    // Log lines reach the pipe in batches (at most a quarter of a second late).
+    await until(async () => holders().length === 2, "the new holder's log line", 5000);
+    expect(new Set(holders()).size).toBe(2);
+    expect((await recorded()).every((row) => row.journals === 1)).toBe(true);
+  }, 120_000);
+});

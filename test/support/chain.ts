@@ -1,0 +1,239 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import {
+  createPublicClient,
+  createTestClient,
+  defineChain,
+  encodeDeployData,
+  encodeFunctionData,
+  http,
+  parseEventLogs,
+  erc20Abi,
+  getAddress,
+  type Abi,
+  type Address,
+  type Hash,
+  type Hex,
+  type PublicClient,
+} from "viem";
+
+/**
+ * A real EVM node for a test file: anvil (from the npm package @foundry-rs/anvil) on a free loopback
+ * port, with a chain id of its own (test files share one database, and the watcher's state is per
+ * chain id), and an ERC-20 compiled here from our own source with solc-js. No mock of the chain.
+ */
+
+const TOKEN_SOURCE = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+/// A small ERC-20 for the tests: the deployer mints; a paused token refuses every transfer.
+contract TestToken {
+    string public name;
+    string public symbol;
+    uint8 public decimals;
+    uint256 public totalSupply;
+    bool public paused;
+    address public owner;
+    mapping(address => uint256) public balanceOf;
+    mapping(address => mapping(address => uint256)) public allowance;
+
+    event Transfer(address indexed from, address indexed to, uint256 value);
+    event Approval(address indexed owner, address indexed spender, uint256 value);
+
+    constructor(string memory name_, string memory symbol_, uint8 decimals_) {
+        name = name_;
+        symbol = symbol_;
+        decimals = decimals_;
+        owner = msg.sender;
+    }
+
+    function mint(address to, uint256 value) external {
+        require(msg.sender == owner, "owner only");
+        totalSupply += value;
+        balanceOf[to] += value;
+        emit Transfer(address(0), to, value);
+    }
+
+    function setPaused(bool paused_) external {
+        require(msg.sender == owner, "owner only");
+        paused = paused_;
+    }
+
+    function transfer(address to, uint256 value) external returns (bool) {
+        _move(msg.sender, to, value);
+        return true;
+    }
+
+    /// Many transfers in one transaction (one block): the bench's way to fill blocks quickly.
+    function transferMany(address[] calldata to, uint256[] calldata value) external {
+        require(to.length == value.length, "lengths");
+        for (uint256 i = 0; i < to.length; i++) _move(msg.sender, to[i], value[i]);
+    }
+
+    function approve(address spender, uint256 value) external returns (bool) {
+        allowance[msg.sender][spender] = value;
+        emit Approval(msg.sender, spender, value);
+        return true;
+    }
+
+    function transferFrom(address from, address to, uint256 value) external returns (bool) {
+        uint256 allowed = allowance[from][msg.sender];
+        require(allowed >= value, "allowance");
+        if (allowed != type(uint256).max) allowance[from][msg.sender] = allowed - value;
+        _move(from, to, value);
+        return true;
+    }
+
+    function _move(address from, address to, uint256 value) internal {
+        require(!paused, "paused");
+        require(balanceOf[from] >= value, "balance");
+        balanceOf[from] -= value;
+        balanceOf[to] += value;
+        emit Transfer(from, to, value);
+    }
+}
+`;
+
+type Artifact = { abi: Abi; bytecode: Hex };
+let compiled: Artifact | undefined;
+
+/** The token compiled once per process (solc-js takes about a second). */
+export function tokenArtifact(): Artifact {
+  if (compiled) return compiled;
+  const solc = createRequire(import.meta.url)("solc") as { compile(input: string): string };
+  const output = JSON.parse(
+    solc.compile(
+      JSON.stringify({
+        language: "Solidity",
+        sources: { "TestToken.sol": { content: TOKEN_SOURCE } },
+        settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { "*": { TestToken: ["abi", "evm.bytecode.object"] } } },
+      }),
+    ),
+  );
+  const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === "error");
+  if (errors.length) throw new Error(`solc: ${errors.map((e: { formattedMessage: string }) => e.formattedMessage).join("\n")}`);
+  const contract = output.contracts["TestToken.sol"].TestToken;
+  compiled = { abi: contract.abi as Abi, bytecode: `0x${contract.evm.bytecode.object}` };
+  return compiled;
+}
+
+export type Anvil = {
+  url: string;
+  chainId: number;
+  client: PublicClient;
+  /** The node's unlocked accounts (they send with eth_sendTransaction: no key in the tests). */
+  accounts: Address[];
+  mine(blocks?: number): Promise<void>;
+  /** Drops the newest `depth` blocks and their transactions (they never come back). */
+  rollback(depth: number): Promise<void>;
+  /** Replaces the newest `depth` blocks; `transactions` are mined again at their block offset. */
+  reorg(depth: number, transactions: [Hex, number][]): Promise<void>;
+  rpc(method: string, params: unknown[]): Promise<unknown>;
+  stop(): Promise<void>;
+};
+
+const ANVIL = join(import.meta.dirname, "../../node_modules/.bin/anvil");
+
+export async function startAnvil(options: { chainId?: number } = {}): Promise<Anvil> {
+  const chainId = options.chainId ?? 100_000 + Math.floor(Math.random() * 1_000_000_000);
+  const child = spawn(ANVIL, ["--host", "127.0.0.1", "--port", "0", "--chain-id", String(chainId), "--accounts", "4"], { stdio: ["ignore", "pipe", "pipe"] });
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("anvil did not start")), 20_000);
+    child.once("exit", (code) => reject(new Error(`anvil exited (${code})`)));
+    // Every line is read (anvil logs each transaction): a full pipe would block it.
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      const match = /Listening on 127\.0\.0\.1:(\d+)/.exec(line);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+    child.stderr!.resume();
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const chain = defineChain({ id: chainId, name: "anvil", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [url] } } });
+  // No caching: tests read the head right after mining.
+  const client = createPublicClient({ chain, transport: http(url), cacheTime: 0 });
+  const test = createTestClient({ chain, mode: "anvil", transport: http(url) });
+  const rpc = (method: string, params: unknown[]) => client.request({ method: method as never, params: params as never });
+  const accounts = (await rpc("eth_accounts", [])) as Address[];
+  return {
+    url,
+    chainId,
+    client: client as PublicClient,
+    accounts,
+    mine: (blocks = 1) => test.mine({ blocks }),
+    rollback: async (depth) => void (await rpc("anvil_rollback", [depth])),
+    reorg: async (depth, transactions) => void (await rpc("anvil_reorg", [depth, transactions])),
+    rpc,
+    stop: () => stopChild(child, killOnExit),
+  };
+}
+
+function stopChild(child: ChildProcess, killOnExit: () => void): Promise<void> {
+  process.off("exit", killOnExit);
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once("exit", () => resolve());
+    child.kill("SIGTERM");
+  });
+}
+
+export type Token = {
+  address: Address;
+  decimals: number;
+  /** Mints `amount` base units to `to` (a Transfer from 0x0); the transaction's hash once mined. */
+  mint(to: Address, amount: bigint): Promise<Hash>;
+  /** `from` (an unlocked account) sends `amount` base units to `to`; the hash once mined. */
+  transfer(from: Address, to: Address, amount: bigint): Promise<Hash>;
+  transferMany(from: Address, to: Address[], amounts: bigint[]): Promise<Hash>;
+  balanceOf(owner: Address): Promise<bigint>;
+  /** The token's Transfer logs to `to`, read from the node: the chain's own count, never the product's. */
+  transfersTo(to: Address): Promise<{ transactionHash: Hash; logIndex: number; value: bigint }[]>;
+};
+
+/** Deploys the test token from the first account (its owner, who mints). */
+export async function deployToken(anvil: Anvil, options: { name?: string; symbol?: string; decimals?: number } = {}): Promise<Token> {
+  const { abi, bytecode } = tokenArtifact();
+  const decimals = options.decimals ?? 6;
+  const owner = anvil.accounts[0];
+  const send = async (data: Hex | undefined, to: Address | undefined, from: Address) => {
+    const hash = (await anvil.rpc("eth_sendTransaction", [{ from, to, data, gas: "0x1000000" }])) as Hash;
+    const receipt = await anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+    if (receipt.status !== "success") throw new Error(`transaction ${hash} reverted`);
+    return receipt;
+  };
+  const deployed = await send(encodeDeployData({ abi, bytecode, args: [options.name ?? "Test USD Coin", options.symbol ?? "USDC", decimals] }), undefined, owner);
+  const address = getAddress(deployed.contractAddress!);
+  const call = (from: Address, functionName: string, args: unknown[]) => send(encodeFunctionData({ abi, functionName, args } as never), address, from);
+  return {
+    address,
+    decimals,
+    mint: async (to, amount) => (await call(owner, "mint", [to, amount])).transactionHash,
+    transfer: async (from, to, amount) => (await call(from, "transfer", [to, amount])).transactionHash,
+    transferMany: async (from, to, amounts) => (await call(from, "transferMany", [to, amounts])).transactionHash,
+    balanceOf: (who) => anvil.client.readContract({ address, abi: erc20Abi, functionName: "balanceOf", args: [who] }),
+    async transfersTo(to) {
+      const logs = await anvil.client.getLogs({ address, fromBlock: 0n, toBlock: "latest" });
+      return parseEventLogs({ abi: erc20Abi, logs, eventName: "Transfer" })
+        .filter((log) => log.args.to.toLowerCase() === to.toLowerCase())
+        .map((log) => ({ transactionHash: log.transactionHash, logIndex: log.logIndex, value: log.args.value }));
+    },
+  };
+}
+
+/** The env that makes BASE live on this anvil with this token as its USDC (BASE lists only USDC). */
+export function liveBaseEnv(anvil: Anvil, token: Token, overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    CHAIN_RPC_URL_BASE: anvil.url,
+    CHAIN_TOKEN_BASE_USDC: token.address,
+    CHAIN_CONFIRMATIONS_BASE: "3",
+    CHAIN_POLL_MS: "100",
+    CHAIN_RPC_TIMEOUT_MS: "1000",
+    ...overrides,
+  };
+}
