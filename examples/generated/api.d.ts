@@ -868,6 +868,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/networks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The EVM networks, live or sandbox
+         * @description Every network of the supported list as this deployment runs it: live (an RPC is configured; deposits come from the chain and complete at `confirmations` depth) or sandbox. headBlock − syncedBlock is how far the live watcher lags.
+         */
+        get: operations["listNetworks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/accounts/{currency}/{userId}": {
         parameters: {
             query?: never;
@@ -1539,6 +1559,27 @@ export interface components {
             referenceId: string | null;
             /** Format: date-time */
             createdAt: string;
+        };
+        Network: {
+            /** @enum {string} */
+            network: "ETHEREUM" | "POLYGON" | "BASE" | "ARBITRUM" | "OPTIMISM";
+            /** @description a live network's is the one its RPC reports (null until it has answered) */
+            chainId: number | null;
+            /**
+             * @description live: deposits come from the chain; sandbox: the sandbox plays it
+             * @enum {string}
+             */
+            mode: "live" | "sandbox";
+            /** @description how deep a block must be (head − block + 1) before a deposit in it completes */
+            confirmations: number;
+            /** @description token symbol → contract address */
+            tokens: {
+                [key: string]: string;
+            };
+            /** @description live: the newest head the watcher read; null when sandbox */
+            headBlock: number | null;
+            /** @description live: the last block the watcher finished; null when sandbox */
+            syncedBlock: number | null;
         };
         NgnVirtualAccount: {
             /** @description identifier (UUID) */
@@ -8428,6 +8469,124 @@ export interface operations {
                         data: components["schemas"]["AuditLogEntry"][];
                         hasMore: boolean;
                     };
+                };
+            };
+            /** @description invalid input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "BAD_USER_INPUT";
+                    };
+                };
+            };
+            /** @description missing, unknown, revoked or expired credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description not allowed: the API key lacks the permission the message names (`resource:level`), or is used from an address outside its allowlist */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description too many requests: retry after the Retry-After header's seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                    };
+                };
+            };
+            /** @description the database is unreachable for now: retry after the Retry-After header's seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    listNetworks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "network": "ETHEREUM",
+                     *         "chainId": 1,
+                     *         "mode": "live",
+                     *         "confirmations": 12,
+                     *         "tokens": {
+                     *           "USDC": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
+                     *         },
+                     *         "headBlock": 21000012,
+                     *         "syncedBlock": 21000012
+                     *       },
+                     *       {
+                     *         "network": "POLYGON",
+                     *         "chainId": 137,
+                     *         "mode": "sandbox",
+                     *         "confirmations": 256,
+                     *         "tokens": {
+                     *           "USDC": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359"
+                     *         },
+                     *         "headBlock": null,
+                     *         "syncedBlock": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Network"][];
                 };
             };
             /** @description invalid input: the message names the field */

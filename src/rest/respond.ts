@@ -20,7 +20,9 @@ export function restError(error: GraphQLError, overrides: Partial<Record<string,
   const override = overrides[code] ?? {};
   const text = code === "BAD_USER_INPUT" ? readable(error.message) : code === "INTERNAL" ? "Internal server error" : error.message;
   const { details, requestId, param } = error.extensions ?? {};
-  const { message, field } = callerFieldOf ? inCallerTerms(text, typeof param === "string" ? param : undefined, callerFieldOf) : { message: text, field: param };
+  const named = callerFieldOf ? inCallerTerms(text, typeof param === "string" ? param : undefined, callerFieldOf) : { message: text, field: param };
+  // Only a 400 is worded around its field; another refusal (a 409 on a taken externalId) keeps its message and names the field in `param`.
+  const { message, field } = code === "BAD_USER_INPUT" ? named : { message: text, field: named.field };
   const body: Record<string, unknown> = { [override.field ?? "error"]: message };
   if (typeof details === "string" || (typeof details === "object" && details !== null)) body.details = details;
   // Beside the contract's fields: a machine-readable code, the field at fault, and the id to quote to support.

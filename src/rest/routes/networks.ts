@@ -18,7 +18,7 @@ export const networkRoutes = [
   route({
     method: "GET",
     path: "/v1/networks",
-    operation: graphql(`query { networks { network chainId mode confirmations tokens { symbol address } headBlock syncedBlock } }`),
+    operation: graphql(`query ListNetworks { networks { network chainId mode confirmations tokens { symbol address } headBlock syncedBlock } }`),
     result: (data) => data.networks.map(({ tokens, ...network }) => ({ ...network, tokens: Object.fromEntries(tokens.map((token) => [token.symbol, token.address])) })),
     docs: {
       summary: "The EVM networks, live or sandbox",
