@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { runCrashScenario } from "./support/crash-run.js";
 import { testDatabaseUrl } from "./support/server.js";
 
 // The short run; `npm run crash-test` runs a longer one (same checks).
-describe.skipIf(!testDatabaseUrl)("crash safety under mixed money traffic (PostgreSQL)", () => {
+describe("crash safety under mixed money traffic (PostgreSQL)", needs(REQUIREMENTS.postgres), () => {
   it("after SIGKILLs at random moments and restarts, every retried key answers its first result, nothing is lost or moved twice, no key is stuck, and every event arrives", async () => {
     const report = await runCrashScenario({ databaseUrl: testDatabaseUrl!, kills: 3, maxRunMs: 1500, senders: 6, users: 3 });
     expect(report.problems).toEqual([]);

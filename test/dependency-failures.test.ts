@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { newTenant, startServer, testDatabaseUrl, type TestServer } from "./support/server.js";
 import { rest, userInput } from "./support/http.js";
@@ -29,7 +30,7 @@ async function until(condition: () => Promise<boolean>, timeoutMs: number) {
   }
 }
 
-describe.skipIf(!testDatabaseUrl)("PostgreSQL unreachable mid-traffic (PostgreSQL)", () => {
+describe("PostgreSQL unreachable mid-traffic (PostgreSQL)", needs(REQUIREMENTS.postgres), () => {
   it("answers 503 with Retry-After at once, /readyz says so, and the server recovers by itself", async () => {
     const target = new URL(testDatabaseUrl!);
     proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
@@ -79,7 +80,7 @@ describe.skipIf(!testDatabaseUrl)("PostgreSQL unreachable mid-traffic (PostgreSQ
   }, 60_000);
 });
 
-describe.skipIf(!process.env.TEST_REDIS_URL || !testDatabaseUrl)("Redis unreachable (Redis and PostgreSQL)", () => {
+describe("Redis unreachable (Redis and PostgreSQL)", needs(REQUIREMENTS.redisUrl, REQUIREMENTS.postgres), () => {
   it("rate limits count in memory meanwhile, publications are dropped without harm, and Redis is used again once back", async () => {
     const target = new URL(process.env.TEST_REDIS_URL!);
     proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { createClient } from "graphql-ws";
 import WebSocket from "ws";
 import { createUser, gql, rest } from "./support/http.js";
@@ -7,7 +8,7 @@ import { waitForEvents, type FeedEvent } from "./support/events.js";
 import { EventTail } from "../src/events/tail.js";
 import { LOG_START } from "../src/events/log.js";
 import { createLogger } from "../src/logger.js";
-import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
+import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
 import { settle, subscribeWs, subscriptionsOf } from "./support/subscriptions.js";
 
 let server: TestServer;
@@ -71,7 +72,7 @@ describe("the event cursor", () => {
  * Idle subscriptions of the shape the attacker used: an old cursor and a type that never comes.
  * Other test files share the database (their writes wake the tail too), hence the margin.
  */
-describe.skipIf(!testDatabaseUrl)("idle events subscriptions (PostgreSQL)", () => {
+describe("idle events subscriptions (PostgreSQL)", needs(REQUIREMENTS.postgres), () => {
   const IDLE = `subscription ($after: ID) { events(types: ["withdrawal.failed"], after: $after) { id } }`;
   const WINDOW_MS = 3000;
   const SOCKETS = 3;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { needs, REQUIREMENTS } from "./support/requirements.js";
 import pg from "pg";
 import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
 import { gql, rest, userInput, contractKeys } from "./support/http.js";
@@ -45,7 +46,7 @@ describe("Idempotency-Key on REST", () => {
   });
 
   // A running request holds the key's advisory lock in its transaction; here a connection of the test holds it.
-  it.skipIf(!testDatabaseUrl)("answers 409 {error} only while the key's lock is held by a running request, then runs once (PostgreSQL)", async () => {
+  it("answers 409 {error} only while the key's lock is held by a running request, then runs once (PostgreSQL)", needs(REQUIREMENTS.postgres), async () => {
     const tenant = await newTenant(server);
     const key = newKey();
     const input = userInput();

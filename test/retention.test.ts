@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { needs, REQUIREMENTS } from "./support/requirements.js";
 import pg from "pg";
 import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
 import { createUser } from "./support/http.js";
@@ -90,7 +91,7 @@ describe("retention", () => {
     expect((await fetch(`${server.url}/v1/user`, { headers: tenant.headers })).status).toBe(200);
   });
 
-  it.skipIf(!testDatabaseUrl)("deletes nothing while another instance holds the retention lock (PostgreSQL)", async () => {
+  it("deletes nothing while another instance holds the retention lock (PostgreSQL)", needs(REQUIREMENTS.postgres), async () => {
     const email = `retention-lock-${crypto.randomUUID()}@example.com`;
     await prisma().otpCode.create({ data: { email, codeHash: "h", expiresAt: ago(3 * DAY_MS), createdAt: ago(3 * DAY_MS) } });
     const holder = new pg.Client({ connectionString: testDatabaseUrl });
