@@ -1,6 +1,7 @@
 import { builder } from "../graphql/builder.js";
 import type { Network } from "../providers/chains.js";
 import { NETWORK_NAMES } from "../providers/chains.js";
+import { DEPOSIT_TOKENS } from "../deposits/tokens.js";
 import { NetworkEnum } from "../wallets/network-schema.js";
 import type { NetworkView } from "./rail.js";
 
@@ -24,7 +25,7 @@ const ChainNetwork = builder.objectRef<NetworkView>("ChainNetwork").implement({
     chainId: t.exposeInt("chainId", { nullable: true, description: "A live network's is the one its RPC reports (null until the RPC has answered)" }),
     mode: t.field({ type: NetworkModeEnum, resolve: (view) => view.mode }),
     confirmations: t.exposeInt("confirmations", { description: "How deep a block must be (head − block + 1) before a deposit in it completes" }),
-    tokens: t.field({ type: [NetworkToken], resolve: (view) => view.tokens }),
+    tokens: t.field({ type: [NetworkToken], extensions: { maxListSize: DEPOSIT_TOKENS.length }, resolve: (view) => view.tokens }),
     headBlock: t.exposeInt("headBlock", { nullable: true, description: "Live: the newest head the watcher read; null when sandbox" }),
     syncedBlock: t.exposeInt("syncedBlock", { nullable: true, description: "Live: the last block the watcher finished; null when sandbox" }),
   }),
