@@ -81,7 +81,7 @@ export async function buildApp({ config, logger, embeddedDir, providers: overrid
     logger,
   });
   const metrics = createMetrics();
-  const services = createServices({ prisma: db.prisma, sql: db.sql, config, logger, mailer, providers, events: bus.events, metrics, webhookTimeoutMs, resolveHost });
+  const services = createServices({ prisma: db.prisma, sql: db.sql, config, logger, mailer, providers, masterKey, events: bus.events, metrics, webhookTimeoutMs, resolveHost });
   const admin = db.lockedDataDir ? await serveAdminSocket({ dataDir: db.lockedDataDir, prisma: db.prisma, keys: services.keys, logger }) : undefined;
   const rateLimits = new RateLimits(
     {

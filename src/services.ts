@@ -38,6 +38,10 @@ import { resolveWithDns, type ResolveHost } from "./webhook-endpoints/resolve-ho
 import { afterCommit } from "./db/unit-of-work.js";
 import { AuditLogService } from "./audit/service.js";
 import { ChainRail } from "./chain/rail.js";
+import { LiveNetworks } from "./chain/live.js";
+import { SendQueue } from "./chain/send-queue.js";
+import { Signers } from "./chain/treasury.js";
+import { ForwardOutcome } from "./deposits/forward-outcome.js";
 
 export type ServiceDeps = {
   prisma: PrismaClient;
@@ -46,6 +50,8 @@ export type ServiceDeps = {
   logger: Logger;
   mailer: Mailer;
   providers: Providers;
+  /** The custodian's BIP-32 master key: the treasury and every deposit address derive from it. */
+  masterKey: string;
   /** Cross-instance events (deposit updates). */
   events: Events;
   metrics: BusinessMetrics;
@@ -75,6 +81,9 @@ export function createServices(deps: ServiceDeps) {
   const cardAuthorizations = new CardAuthorizationService({ prisma: deps.prisma, users, ledger, spending: cardSpending, ttlMs });
   const eventIds = new EventIds(deps.config.encryptionKey);
   const depositRoom = depositServices(deps, { users, ledger, wallets, virtualAccounts, conversion });
+  const withdrawals = new WithdrawalService({ prisma: deps.prisma, users, ledger, metrics: deps.metrics, sends: depositRoom.sends, chainIdOf: (network) => depositRoom.chain.chainIdOf(network) });
+  depositRoom.chain.handle("WITHDRAWAL", withdrawals.chainOutcome);
+  depositRoom.chain.handle("FORWARD", new ForwardOutcome({ ledger }));
   const auth = new AuthService({ prisma: deps.prisma, keys, credentials, mailer: deps.mailer, logger: deps.logger, secret: deps.config.jwtSecret });
   return {
     config: deps.config,
@@ -96,7 +105,7 @@ export function createServices(deps: ServiceDeps) {
     usdcAccounts: new UsdcAccountService({ prisma: deps.prisma, users, wallets }),
     virtualAccounts,
     balanceLookup: new BalanceLookupService({ users, ledger }),
-    withdrawals: new WithdrawalService({ prisma: deps.prisma, users, ledger, metrics: deps.metrics, chainIdOf: (network) => depositRoom.chain.chainIdOf(network) }),
+    withdrawals,
     eventIds,
     clientEvents: new EventService({ prisma: deps.prisma, sql: deps.sql, bus: deps.events, ids: eventIds, logger: deps.logger }),
     retention: new RetentionJob({ sql: deps.sql, settings: deps.config.retention, logger: deps.logger }),
@@ -139,15 +148,18 @@ function depositServices(
   deps: ServiceDeps,
   domain: { users: UserService; ledger: LedgerService; wallets: WalletService; virtualAccounts: VirtualAccountService; conversion: ConversionService },
 ) {
+  const networks = new LiveNetworks(deps.config.chain);
+  const signers = new Signers(deps.masterKey);
+  const sends = new SendQueue({ networks, treasury: signers.treasury.address, onQueued: () => chain.nudge() });
   const deposits = new DepositService({
     prisma: deps.prisma,
     sql: deps.sql,
-    settlement: new DepositSettlement({ ledger: domain.ledger, conversion: domain.conversion }),
+    settlement: new DepositSettlement({ ledger: domain.ledger, conversion: domain.conversion, sends }),
     events: deps.events,
     metrics: deps.metrics,
     autoSettleAfterMs: deps.config.sandbox ? deps.config.sandboxSettleMs : null,
   });
-  const chain = new ChainRail({ settings: deps.config.chain, sql: deps.sql, deposits, metrics: deps.metrics.chain, logger: deps.logger });
+  const chain: ChainRail = new ChainRail({ networks, prisma: deps.prisma, sql: deps.sql, deposits, signers, metrics: deps.metrics.chain, logger: deps.logger });
   const providers = { [deps.providers.ngnBank.name]: "bank", [deps.providers.fiatBank.name]: "bank", [ONCHAIN_WATCHER]: "chain" } as const;
   // Derived once: every event is signed (sandbox) and verified with its provider's secret.
   const secrets = new Map(Object.keys(providers).map((provider) => [provider, webhookSecretFor(deps.config, provider)]));
@@ -171,7 +183,7 @@ function depositServices(
     deliver: webhookFeed(webhooks, secretFor),
     liveNetworkFor: (chainId) => chain.liveNetworkFor(chainId),
   });
-  return { deposits, webhooks, sandboxDeposits, chain };
+  return { deposits, webhooks, sandboxDeposits, chain, sends };
 }
 
 export type Services = ReturnType<typeof createServices>;

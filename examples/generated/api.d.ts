@@ -1824,6 +1824,8 @@ export interface components {
             failureReason: string | null;
             /** @description why the bank returned it; null until RETURNED */
             returnReason: string | null;
+            /** @description USDC on a live network: the transaction that carries it (the latest broadcast, then the one mined); absent otherwise */
+            transactionHash?: string;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */

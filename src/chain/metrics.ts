@@ -18,5 +18,18 @@ export function createChainMetrics(registry: Registry) {
     depositsFailed: new Counter({ name: "chain_deposits_failed_total", help: "Chain deposits failed: their block left the canonical chain and the transfer did not come back", labelNames, registers }),
     databaseCalls: new Counter({ name: "chain_database_calls_total", help: "Database round trips of the watcher (statements, and BEGIN and COMMIT of its transactions)", labelNames, registers }),
     reorgs: new Counter({ name: "chain_reorgs_total", help: "Reorgs seen: the watcher went back to a common ancestor", labelNames, registers }),
+    // The sender (withdrawals, forwards, sweeps and their gas) and the treasury.
+    senderErrors: new Counter({ name: "chain_sender_errors_total", help: "Sender passes or broadcasts that failed (RPC unreachable, refused, database)", labelNames, registers }),
+    sendsBroadcast: new Counter({ name: "chain_sends_broadcast_total", help: "Transactions broadcast (first sends, rebroadcasts and replacements)", labelNames: ["network", "purpose"], registers }),
+    sendsReplaced: new Counter({ name: "chain_sends_replaced_total", help: "Sends not mined in time, replaced at their nonce with higher fees", labelNames, registers }),
+    sendsDropped: new Counter({ name: "chain_sends_dropped_total", help: "Mined sends whose block left the canonical chain (broadcast again)", labelNames, registers }),
+    sendsConfirmed: new Counter({ name: "chain_sends_confirmed_total", help: "Sends mined and at the confirmation depth", labelNames: ["network", "purpose"], registers }),
+    sendsFailed: new Counter({ name: "chain_sends_failed_total", help: "Sends failed: the token refused the transfer, or it reverted on chain", labelNames: ["network", "purpose"], registers }),
+    sendsWaiting: new Gauge({ name: "chain_sends_waiting", help: "Queued sends waiting because their sending address lacks TOKENS or GAS", labelNames: ["network", "reason"], registers }),
+    sendsPending: new Gauge({ name: "chain_sends_pending", help: "Sends not yet confirmed or failed", labelNames, registers }),
+    oldestPendingSeconds: new Gauge({ name: "chain_sends_oldest_pending_seconds", help: "Age of the oldest send not yet confirmed or failed (0 when none)", labelNames, registers }),
+    unsweptDeposits: new Gauge({ name: "chain_unswept_deposits", help: "Completed deposits whose tokens are not yet swept into the treasury", labelNames, registers }),
+    treasuryNative: new Gauge({ name: "chain_treasury_native_balance", help: "The treasury's native coin balance, in whole coins (it pays every send's gas)", labelNames, registers }),
+    treasuryToken: new Gauge({ name: "chain_treasury_token_balance", help: "The treasury's token balances, in whole tokens", labelNames: ["network", "token"], registers }),
   };
 }

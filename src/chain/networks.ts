@@ -45,8 +45,12 @@ export type ChainSettings = {
   rpcTimeoutMs: number;
   /** The most blocks one eth_getLogs asks for. */
   blockRange: number;
-  /** Whether this instance may run the watchers (one per live network works at a time across instances). */
+  /** Whether this instance may run the watchers and senders (one of each per live network works at a time across instances). */
   watcher: boolean;
+  /** A send not mined this long after its broadcast is replaced at its nonce with a higher fee (CHAIN_REPLACE_AFTER_MS). */
+  replaceAfterMs: number;
+  /** A deposit address is swept once it holds at least this much of a token, in the token's whole units (CHAIN_SWEEP_MIN). */
+  sweepMin: string;
 };
 
 const NAMES = NETWORKS.map((network) => network.name) as NetworkName[];
@@ -58,7 +62,11 @@ const GLOBAL: Record<string, { min: number; max: number; fallback: number }> = {
   CHAIN_POLL_MS: { min: 50, max: 600_000, fallback: 2000 },
   CHAIN_RPC_TIMEOUT_MS: { min: 100, max: 120_000, fallback: 10_000 },
   CHAIN_BLOCK_RANGE: { min: 1, max: 100_000, fallback: 1000 },
+  CHAIN_REPLACE_AFTER_MS: { min: 100, max: 86_400_000, fallback: 180_000 },
 };
+/** The default sweep threshold (whole token units) and the most it may be set to (SPEC §14). */
+export const DEFAULT_SWEEP_MIN = "10";
+const MAX_SWEEP_MIN = 100;
 const FLAG_ON = ["1", "true", "on", "yes"];
 const FLAG_OFF = ["0", "false", "off", "no"];
 
@@ -73,6 +81,7 @@ export function parseChainSettings(env: NodeJS.ProcessEnv): { settings: ChainSet
   );
   const numbers: Record<string, number> = Object.fromEntries(Object.entries(GLOBAL).map(([name, rule]) => [name, rule.fallback]));
   let watcher = true;
+  let sweepMin = DEFAULT_SWEEP_MIN;
   const network = (variable: string, name: string) => {
     const found = networks.get(name as NetworkName);
     if (!found) issues.push(`  ${variable}: ${name} is not a network (${NAMES.join(", ")})`);
@@ -109,11 +118,14 @@ export function parseChainSettings(env: NodeJS.ProcessEnv): { settings: ChainSet
       const parsed = Number(value);
       if (!/^\d+$/.test(value) || parsed < rule.min || parsed > rule.max) issues.push(`  ${variable}: must be a whole number from ${rule.min} to ${rule.max}`);
       else numbers[variable] = parsed;
+    } else if (variable === "CHAIN_SWEEP_MIN") {
+      if (!/^\d{1,3}(\.\d{1,18})?$/.test(value) || Number(value) <= 0 || Number(value) > MAX_SWEEP_MIN) issues.push(`  ${variable}: must be a token amount above 0 and at most ${MAX_SWEEP_MIN}`);
+      else sweepMin = value;
     } else if (variable === "CHAIN_WATCHER") {
       if (![...FLAG_ON, ...FLAG_OFF].includes(value)) issues.push(`  ${variable}: must be on or off`);
       else watcher = FLAG_ON.includes(value);
     } else {
-      issues.push(`  ${variable}: unknown (CHAIN_RPC_URL_<NETWORK>, CHAIN_TOKEN_<NETWORK>_<SYMBOL>, CHAIN_CONFIRMATIONS_<NETWORK>, CHAIN_START_BLOCK_<NETWORK>, ${Object.keys(GLOBAL).join(", ")}, CHAIN_WATCHER)`);
+      issues.push(`  ${variable}: unknown (CHAIN_RPC_URL_<NETWORK>, CHAIN_TOKEN_<NETWORK>_<SYMBOL>, CHAIN_CONFIRMATIONS_<NETWORK>, CHAIN_START_BLOCK_<NETWORK>, ${Object.keys(GLOBAL).join(", ")}, CHAIN_SWEEP_MIN, CHAIN_WATCHER)`);
     }
   }
   return {
@@ -122,6 +134,8 @@ export function parseChainSettings(env: NodeJS.ProcessEnv): { settings: ChainSet
       pollMs: numbers.CHAIN_POLL_MS,
       rpcTimeoutMs: numbers.CHAIN_RPC_TIMEOUT_MS,
       blockRange: numbers.CHAIN_BLOCK_RANGE,
+      replaceAfterMs: numbers.CHAIN_REPLACE_AFTER_MS,
+      sweepMin,
       watcher,
     },
     issues,

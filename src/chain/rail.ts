@@ -1,12 +1,19 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
+import { erc20Abi, formatEther, formatUnits, type Address } from "viem";
 import type { Sql, SqlDatabase } from "../db/sql.js";
 import type { DepositService } from "../deposits/service.js";
+import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../logger.js";
 import { chainClient } from "./clients.js";
+import type { LiveNetworks } from "./live.js";
 import type { ChainMetrics } from "./metrics.js";
-import type { ChainSettings, NetworkMode, NetworkSettings } from "./networks.js";
+import type { NetworkMode, NetworkSettings } from "./networks.js";
 import { cursorsOf } from "./records.js";
+import { sendBacklog, type SendPurpose } from "./send-records.js";
+import { NetworkSender, type SendOutcome, type SendOutcomes } from "./sender.js";
+import { Sweeps, sweepOutcome } from "./sweeps.js";
+import type { Signers } from "./treasury.js";
 import { NetworkWatcher } from "./watcher.js";
 
 /** A network as `GET /v1/networks` and GraphQL `networks` show it (SPEC §14). */
@@ -39,67 +46,145 @@ function counted(sql: SqlDatabase, count: (calls?: number) => void): SqlDatabase
   };
 }
 
-type Live = { settings: NetworkSettings; watcher: NetworkWatcher; chainId?: number };
+type Live = { settings: NetworkSettings; watcher: NetworkWatcher; sender: NetworkSender };
+
+type RailDeps = {
+  networks: LiveNetworks;
+  prisma: PrismaClient;
+  sql: SqlDatabase;
+  deposits: DepositService;
+  signers: Signers;
+  metrics: ChainMetrics;
+  logger: Logger;
+};
 
 /**
- * The live networks of this deployment: their watchers (each runs where it holds its chain's lease;
- * every instance learns its networks' chain ids in the background) and what the API tells of them.
- * Nothing here calls the chain on a request's path.
+ * The live networks of this deployment: their watchers (deposits in) and senders (withdrawals,
+ * forwards, sweeps out), each working where it holds its chain's lease (every instance learns its
+ * networks' chain ids in the background), and what the API tells of them. Nothing here calls the
+ * chain on a request's path.
  */
 export class ChainRail {
   private readonly live: Live[];
+  private readonly outcomes: SendOutcomes = { SWEEP: sweepOutcome };
 
-  constructor(private readonly deps: { settings: ChainSettings; sql: SqlDatabase; deposits: DepositService; metrics: ChainMetrics; logger: Logger }) {
+  constructor(private readonly deps: RailDeps) {
     const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
-    this.live = deps.settings.networks
-      .filter((network) => network.mode === "live")
-      .map((settings) => {
-        const entry: Live = { settings } as Live;
-        entry.watcher = new NetworkWatcher({
-          network: settings,
-          client: chainClient(settings, deps.settings),
-          settings: deps.settings,
-          sql: counted(deps.sql, (calls = 1) => deps.metrics.databaseCalls.inc({ network: settings.name }, calls)),
-          deposits: deps.deposits,
-          metrics: deps.metrics,
-          logger: deps.logger,
-          holder,
-          onChainId: (chainId) => (entry.chainId = chainId),
-        });
-        return entry;
+    const { settings } = deps.networks;
+    this.live = deps.networks.live.map((network) => {
+      const client = chainClient(network, settings);
+      const watcher = new NetworkWatcher({
+        network,
+        client,
+        settings,
+        sql: counted(deps.sql, (calls = 1) => deps.metrics.databaseCalls.inc({ network: network.name }, calls)),
+        deposits: deps.deposits,
+        metrics: deps.metrics,
+        logger: deps.logger,
+        holder,
+        onChainId: (chainId) => deps.networks.learnt(network.name, chainId),
       });
+      const decimals = new Map<Address, number>();
+      const sweeps = new Sweeps({
+        network: network.name,
+        client,
+        sql: deps.sql,
+        treasury: deps.signers.treasury.address,
+        sweepMin: settings.sweepMin,
+        logger: deps.logger.child({ network: network.name }),
+        decimalsOf: async (token) => decimals.get(token) ?? decimals.set(token, await client.readContract({ address: token, abi: erc20Abi, functionName: "decimals" })).get(token)!,
+      });
+      const sender = new NetworkSender({
+        network,
+        client,
+        settings,
+        prisma: deps.prisma,
+        sql: deps.sql,
+        signerFor: (sql, address) => deps.signers.signerFor(sql, address),
+        outcomes: this.outcomes,
+        beforeSigning: async (chainId) => {
+          await sweeps.plan(chainId);
+          await this.report(network, client, chainId);
+        },
+        needsGas: (tx, send, wei) => sweeps.fundGas(tx, send, wei),
+        metrics: deps.metrics,
+        logger: deps.logger,
+        holder,
+      });
+      return { settings: network, watcher, sender };
+    });
+  }
+
+  /** Who is told of each step of a send of this purpose (the withdrawal and deposit rooms register theirs). */
+  handle(purpose: SendPurpose, outcome: SendOutcome) {
+    this.outcomes[purpose] = outcome;
   }
 
   start() {
-    for (const network of this.live) network.watcher.start();
+    for (const network of this.live) {
+      network.watcher.start();
+      network.sender.start();
+    }
   }
 
   async stop() {
-    await Promise.all(this.live.map((network) => network.watcher.stop()));
+    await Promise.all(this.live.flatMap((network) => [network.watcher.stop(), network.sender.stop()]));
+  }
+
+  /** A send was queued on this instance: its network's sender looks now. */
+  nudge() {
+    for (const network of this.live) network.sender.nudge();
   }
 
   /** The live network a chain id designates (§4's id of a live network, or the id its RPC reported); undefined when sandbox. */
   liveNetworkFor(chainId: number): string | undefined {
-    return this.live.find((network) => network.settings.listedChainId === chainId || network.chainId === chainId)?.settings.name;
+    return this.deps.networks.liveNetworkFor(chainId);
   }
 
   /** A network's chain id as this deployment runs it: a live one's is its RPC's (undefined until it has answered), a sandbox one's §4's. */
   chainIdOf(name: string): number | undefined {
-    const live = this.live.find((network) => network.settings.name === name);
-    if (live) return live.chainId;
-    return this.deps.settings.networks.find((network) => network.name === name)?.listedChainId;
+    return this.deps.networks.chainIdOf(name);
+  }
+
+  /** The operator's gauges, set by the sender's holder each pass: the backlog of sends, unswept deposits, the treasury's balances. */
+  private async report(network: NetworkSettings, client: ReturnType<typeof chainClient>, chainId: number) {
+    const { metrics, signers } = this.deps;
+    const labels = { network: network.name };
+    const treasury = signers.treasury.address;
+    const [[backlog], native, tokens] = await Promise.all([
+      sendBacklog(this.deps.sql, [chainId]),
+      client.getBalance({ address: treasury }),
+      Promise.all(
+        Object.entries(network.tokens).map(async ([symbol, address]) => {
+          const [balance, decimals] = await Promise.all([
+            client.readContract({ address: address as Address, abi: erc20Abi, functionName: "balanceOf", args: [treasury] }),
+            client.readContract({ address: address as Address, abi: erc20Abi, functionName: "decimals" }),
+          ]);
+          return { symbol, balance: Number(formatUnits(balance, decimals)) };
+        }),
+      ),
+    ]);
+    metrics.sendsPending.set(labels, backlog.pending);
+    metrics.oldestPendingSeconds.set(labels, backlog.oldestCreatedAt ? (Date.now() - new Date(backlog.oldestCreatedAt).getTime()) / 1000 : 0);
+    metrics.unsweptDeposits.set(labels, backlog.unsweptDeposits);
+    metrics.treasuryNative.set(labels, Number(formatEther(native)));
+    for (const token of tokens) metrics.treasuryToken.set({ ...labels, token: token.symbol }, token.balance);
   }
 
   /** Every network of §4's list, in its order, as this deployment runs it. */
   async networks(): Promise<NetworkView[]> {
-    const chainIds = this.live.flatMap((network) => (network.chainId === undefined ? [] : [network.chainId]));
+    const chainIds = this.live.flatMap((network) => {
+      const chainId = this.chainIdOf(network.settings.name);
+      return chainId === undefined ? [] : [chainId];
+    });
     const cursors = new Map((await cursorsOf(this.deps.sql, chainIds)).map((cursor) => [cursor.chainId, cursor]));
-    return this.deps.settings.networks.map((settings) => {
-      const live = this.live.find((network) => network.settings === settings);
-      const cursor = live?.chainId === undefined ? undefined : cursors.get(live.chainId);
+    return this.deps.networks.settings.networks.map((settings) => {
+      const live = this.live.some((network) => network.settings === settings);
+      const chainId = this.chainIdOf(settings.name);
+      const cursor = live && chainId !== undefined ? cursors.get(chainId) : undefined;
       return {
         network: settings.name,
-        chainId: live ? (live.chainId ?? null) : settings.listedChainId,
+        chainId: chainId ?? null,
         mode: settings.mode,
         confirmations: settings.confirmations,
         tokens: Object.entries(settings.tokens).map(([symbol, address]) => ({ symbol, address })),

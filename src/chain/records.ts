@@ -8,18 +8,21 @@ export type StoredBlock = { number: bigint; hash: string };
 export type BlockHeader = StoredBlock & { parentHash: string };
 
 const TAKE_LEASE = `
-  INSERT INTO "chain_leases" ("chainId", "holder", "expiresAt") VALUES ($1::int, $2, now() + $3::int * interval '1 millisecond')
-  ON CONFLICT ("chainId") DO UPDATE SET "holder" = EXCLUDED."holder", "expiresAt" = EXCLUDED."expiresAt"
+  INSERT INTO "chain_leases" ("chainId", "role", "holder", "expiresAt") VALUES ($1::int, $4, $2, now() + $3::int * interval '1 millisecond')
+  ON CONFLICT ("chainId", "role") DO UPDATE SET "holder" = EXCLUDED."holder", "expiresAt" = EXCLUDED."expiresAt"
   WHERE "chain_leases"."holder" = EXCLUDED."holder" OR "chain_leases"."expiresAt" < now()
   RETURNING 1 AS "held"`;
 
-/** Takes or renews the chain's lease for `holder`; false while another holder's lease runs. */
-export async function takeLease(sql: Sql, chainId: number, holder: string, leaseMs: number): Promise<boolean> {
-  return (await sql.query("chain_lease_take", TAKE_LEASE, [chainId, holder, leaseMs])).length > 0;
+/** Who works a chain: its watcher (deposits in) and its sender (transfers out), one of each across instances. */
+export type LeaseRole = "watcher" | "sender";
+
+/** Takes or renews the chain's lease for `holder` in `role`; false while another holder's lease runs. */
+export async function takeLease(sql: Sql, chainId: number, role: LeaseRole, holder: string, leaseMs: number): Promise<boolean> {
+  return (await sql.query("chain_lease_take", TAKE_LEASE, [chainId, holder, leaseMs, role])).length > 0;
 }
 
-export async function releaseLease(sql: Sql, chainId: number, holder: string): Promise<void> {
-  await sql.query("chain_lease_release", `DELETE FROM "chain_leases" WHERE "chainId" = $1::int AND "holder" = $2`, [chainId, holder]);
+export async function releaseLease(sql: Sql, chainId: number, role: LeaseRole, holder: string): Promise<void> {
+  await sql.query("chain_lease_release", `DELETE FROM "chain_leases" WHERE "chainId" = $1::int AND "role" = $3 AND "holder" = $2`, [chainId, holder, role]);
 }
 
 const CURSOR = `SELECT "blockNumber"::text AS "blockNumber", "blockHash" FROM "chain_cursors" WHERE "chainId" = $1::int`;

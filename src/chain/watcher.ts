@@ -95,7 +95,7 @@ export class NetworkWatcher {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
-    if (this.leading && this.chainId !== undefined) await releaseLease(this.deps.sql, this.chainId, this.deps.holder).catch(() => undefined);
+    if (this.leading && this.chainId !== undefined) await releaseLease(this.deps.sql, this.chainId, "watcher", this.deps.holder).catch(() => undefined);
   }
 
   private schedule(delayMs: number) {
@@ -143,7 +143,7 @@ export class NetworkWatcher {
       return;
     }
     const chainId = this.chainId;
-    const leading = await takeLease(sql, chainId, this.deps.holder, this.leaseMs);
+    const leading = await takeLease(sql, chainId, "watcher", this.deps.holder, this.leaseMs);
     if (leading !== this.leading) this.log.info({ chainId, holder: this.deps.holder }, leading ? "chain watcher took the lease" : "chain watcher lost the lease");
     this.leading = leading;
     if (!leading) return;
@@ -161,7 +161,7 @@ export class NetworkWatcher {
       this.report(head, cursor);
       if (cursor.blockNumber < head) {
         // A long catch-up keeps its lease (renewed with every range) and settles as it goes.
-        if (!(await takeLease(sql, chainId, this.deps.holder, this.leaseMs))) throw new ChainMoved("the lease was taken over");
+        if (!(await takeLease(sql, chainId, "watcher", this.deps.holder, this.leaseMs))) throw new ChainMoved("the lease was taken over");
         await this.settleDue(chainId, cursor);
       }
     }

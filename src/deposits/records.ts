@@ -34,9 +34,15 @@ export async function insertDeposit(tx: Sql, id: string, incoming: IncomingDepos
  * Where a virtual account deposit goes, the user's own wallet address, and the client's developer fee
  * on it in percent (null for an on-chain deposit).
  */
-export type Destination = { destinationAsset: string; destinationAddress: string; walletAddress: string | null; developerFeePercent: string };
+export type Destination = { destinationAsset: string; destinationNetwork: string; destinationAddress: string; walletAddress: string | null; developerFeePercent: string };
 
-type MovedRow = DepositRow & { destinationAsset: string | null; destinationAddress: string | null; walletAddress: string | null; developerFeePercent: string | null };
+type MovedRow = DepositRow & {
+  destinationAsset: string | null;
+  destinationNetwork: string | null;
+  destinationAddress: string | null;
+  walletAddress: string | null;
+  developerFeePercent: string | null;
+};
 
 const MOVE = `
   WITH "moved" AS (
@@ -44,7 +50,7 @@ const MOVE = `
     WHERE "provider" = $1 AND "eventId" = $2 AND "status" = $3
     RETURNING ${COLUMNS}
   )
-  SELECT "moved".*, va."destinationAsset", va."destinationAddress", va."developerFeePercent"::text AS "developerFeePercent", w."address" AS "walletAddress"
+  SELECT "moved".*, va."destinationAsset", va."destinationNetwork", va."destinationAddress", va."developerFeePercent"::text AS "developerFeePercent", w."address" AS "walletAddress"
   FROM "moved"
   LEFT JOIN "virtual_accounts" va ON va."id" = "moved"."virtualAccountId" AND va."clientId" = "moved"."clientId" AND va."userId" = "moved"."userId"
   LEFT JOIN "wallets" w ON w."userId" = "moved"."userId" AND w."clientId" = "moved"."clientId"`;
@@ -56,9 +62,11 @@ const MOVE = `
 export async function moveDeposit(tx: Sql, provider: string, reference: string, from: string, to: { status: string; failureReason?: string }) {
   const [row] = await tx.query<MovedRow>("deposit_move", MOVE, [provider, reference, from, to.status, to.failureReason ?? null, new Date()]);
   if (!row) return undefined;
-  const { destinationAsset, destinationAddress, walletAddress, developerFeePercent, ...deposit } = row;
+  const { destinationAsset, destinationNetwork, destinationAddress, walletAddress, developerFeePercent, ...deposit } = row;
   const destination =
-    destinationAsset === null || destinationAddress === null ? null : { destinationAsset, destinationAddress, walletAddress, developerFeePercent: developerFeePercent ?? "0" };
+    destinationAsset === null || destinationAddress === null || destinationNetwork === null
+      ? null
+      : { destinationAsset, destinationNetwork, destinationAddress, walletAddress, developerFeePercent: developerFeePercent ?? "0" };
   return { deposit: asDeposit(deposit), destination };
 }
 

@@ -1,7 +1,10 @@
 import { randomBytes } from "node:crypto";
 import type { Decimal } from "decimal.js";
+import type { Address } from "viem";
 import type { ConversionService } from "../conversion/service.js";
+import type { SendQueue } from "../chain/send-queue.js";
 import type { Sql } from "../db/sql.js";
+import { afterCommit } from "../db/unit-of-work.js";
 import type { Deposit } from "../generated/prisma/client.js";
 import { Exact } from "../ledger/amount.js";
 import type { LedgerService } from "../ledger/service.js";
@@ -10,7 +13,7 @@ import { developerFeePostings, percentOf } from "../developer-fees/rules.js";
 import type { Currency } from "../providers/fx.js";
 import type { Destination } from "./records.js";
 
-type Deps = { ledger: LedgerService; conversion: Pick<ConversionService, "prepareInTransaction"> };
+type Deps = { ledger: LedgerService; conversion: Pick<ConversionService, "prepareInTransaction">; sends: Pick<SendQueue, "isLive" | "queue" | "nudge"> };
 
 /** A 32-byte transaction hash for the sandbox's on-chain forward (no real chain is touched). */
 const sandboxTransactionHash = () => `0x${randomBytes(32).toString("hex")}`;
@@ -19,7 +22,9 @@ const sandboxTransactionHash = () => `0x${randomBytes(32).toString("hex")}`;
  * The money of a completed deposit, inside the caller's transaction (all of it commits or none):
  * the DEPOSIT credit; for a virtual account, the conversion to its destinationAsset, the client's
  * developer fee (FEE, in that asset, to the client's revenue) when the account charges one and, unless
- * the destination is the user's own custodial wallet, the TRANSFER_OUT of what is left.
+ * the destination is the user's own custodial wallet, the TRANSFER_OUT of what is left. On a live
+ * destination network the transfer is queued for the chain's sender in the same transaction; its
+ * TRANSFER_OUT entries then carry the deposit's id, and the deposit record the real transaction hash.
  * These journals are posted together: one lock statement and one write for all of them.
  */
 export class DepositSettlement {
@@ -64,11 +69,18 @@ export class DepositSettlement {
     const forwarded = convertedAmount.minus(developerFee);
     const ownWallet = account.walletAddress?.toLowerCase() === account.destinationAddress.toLowerCase();
     if (ownWallet) return [journal, ...fee];
-    // The forward's on-chain hash is the reference of its entries: the user's history shows where the funds went.
+    const live = this.deps.sends.isLive(account.destinationNetwork);
+    if (live) {
+      const forward = { network: account.destinationNetwork, purpose: "FORWARD", purposeId: deposit.id, to: account.destinationAddress as Address, symbol: asset, amount: forwarded.toFixed() } as const;
+      await this.deps.sends.queue(tx, forward);
+      afterCommit(() => this.deps.sends.nudge());
+    }
+    // Sandbox: the forward's (made-up) hash is the reference of its entries. Live: the deposit's id (the
+    // hash is known once signed, and changes if the send is replaced), and the deposit record carries the hash.
     const transfer: JournalInput = {
       clientId: deposit.clientId,
       type: "TRANSFER_OUT",
-      referenceId: sandboxTransactionHash(),
+      referenceId: live ? deposit.id : sandboxTransactionHash(),
       postings: [
         { account: { userId: deposit.userId, currency: asset }, amount: forwarded.negated(), type: "TRANSFER_OUT" },
         { account: { system: "ONCHAIN_SETTLEMENT", currency: asset }, amount: forwarded, type: "TRANSFER_OUT" },

@@ -5,15 +5,17 @@ import { ExactNumber, pickKeys, withNumbers } from "../representation.js";
 
 const RECORD = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "returnReason", "createdAt", "updatedAt", "metadata"] as const satisfies readonly (keyof ResultOf<typeof WithdrawalFields>)[];
 export const WithdrawalFields = graphql(`
-  fragment WithdrawalFields on Withdrawal { reference userId type currency amount fee developerFee status destination failureReason returnReason createdAt updatedAt metadata }
+  fragment WithdrawalFields on Withdrawal { reference userId type currency amount fee developerFee status destination failureReason returnReason transactionHash createdAt updatedAt metadata }
 `);
 
 /**
  * The withdrawal record of §6, money as JSON numbers. `developerFee` (part of `fee`) appears only on
- * the withdrawals that carry one, so clients that never send one see the record they always saw.
+ * the withdrawals that carry one, so clients that never send one see the record they always saw; so
+ * does `transactionHash`, on withdrawals sent on a live network.
  */
 export function withdrawalBody(withdrawal: Record<string, unknown>) {
-  const body: Record<string, unknown> = withNumbers(pickKeys(withdrawal, RECORD), ["amount", "fee"]);
+  const keys = withdrawal.transactionHash ? [...RECORD, "transactionHash" as const] : RECORD;
+  const body: Record<string, unknown> = withNumbers(pickKeys(withdrawal, keys), ["amount", "fee"]);
   const developerFee = new ExactNumber(String(withdrawal.developerFee ?? 0));
   return Number(developerFee.value) === 0 ? body : { ...body, developerFee };
 }

@@ -41,6 +41,10 @@ builder.prismaObject("Withdrawal", {
     }),
     failureReason: t.exposeString("failureReason", { nullable: true, description: "Why it FAILED (the reason given to failWithdrawal); null otherwise" }),
     returnReason: t.exposeString("returnReason", { nullable: true, description: "Why the bank returned it; null until RETURNED" }),
+    transactionHash: t.exposeString("transactionHash", {
+      nullable: true,
+      description: "USDC on a live network: the transaction that carries it (the latest broadcast, then the one mined); null otherwise",
+    }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
     metadata: t.field({ type: "JSON", description: METADATA_DESCRIPTION, select: { metadata: true }, resolve: (withdrawal) => storedMetadata(withdrawal.metadata) }),

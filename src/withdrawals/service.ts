@@ -4,6 +4,9 @@ import { getAddress } from "viem";
 import type { Prisma, PrismaClient, User, Withdrawal } from "../generated/prisma/client.js";
 import { inTransaction, type Tx } from "../db/transaction.js";
 import { prismaSql } from "../db/sql.js";
+import { afterCommit } from "../db/unit-of-work.js";
+import type { SendQueue } from "../chain/send-queue.js";
+import type { SendOutcome } from "../chain/sender.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
 import { developerFeePostings, parseDeveloperFee } from "../developer-fees/rules.js";
@@ -62,6 +65,8 @@ type Payout = {
   developerFee: Decimal;
   destination: Record<string, unknown>;
   metadata: MetadataChanges;
+  /** USDC: the network it goes out on (a live one sends it on chain). */
+  network?: string;
 };
 
 /** We charge no fee of our own on withdrawals: the record's fee is the client's developer fee alone. */
@@ -93,6 +98,8 @@ export class WithdrawalService {
       metrics: Pick<BusinessMetrics, "withdrawals">;
       /** A network's chain id as this deployment runs it (src/chain/rail.ts). */
       chainIdOf: (network: string) => number | undefined;
+      /** Where a USDC withdrawal on a live network is handed to the chain's sender. */
+      sends: Pick<SendQueue, "queue" | "nudge">;
     },
   ) {}
 
@@ -124,7 +131,7 @@ export class WithdrawalService {
     const developerFee = parseDeveloperFee(request.developerFee, "USDC");
     const user = await this.deps.users.get(clientId, request.userId, { select: { id: true } });
     const destination = { address: getAddress(request.walletAddress), network: request.network.name, chainId: request.network.chainId };
-    return this.initiate({ clientId, userId: user.id, type: "USDC", currency: "USDC", amount, developerFee, destination, metadata: request.metadata });
+    return this.initiate({ clientId, userId: user.id, type: "USDC", currency: "USDC", amount, developerFee, destination, metadata: request.metadata, network: request.network.name });
   }
 
   /** Another client's withdrawal is exactly as unknown as one that does not exist. */
@@ -185,10 +192,46 @@ export class WithdrawalService {
         ],
       });
       await recordEvent(prismaSql(tx), { clientId, userId, type: "withdrawal.created", object: eventObject.withdrawal(withdrawal) });
-      return withdrawal;
+      // On a live network the transfer is queued with the debit: both commit, or neither.
+      const onChain =
+        payout.network !== undefined &&
+        (await this.deps.sends.queue(prismaSql(tx), {
+          network: payout.network,
+          purpose: "WITHDRAWAL",
+          purposeId: withdrawal.reference,
+          to: payout.destination.address as `0x${string}`,
+          symbol: currency,
+          amount: amount.toFixed(),
+        }));
+      return { withdrawal, onChain };
     });
-    this.deps.metrics.withdrawals.inc({ type: initiated.type, status: initiated.status });
-    return initiated;
+    if (initiated.onChain) afterCommit(() => this.deps.sends.nudge());
+    this.deps.metrics.withdrawals.inc({ type: initiated.withdrawal.type, status: initiated.withdrawal.status });
+    return initiated.withdrawal;
+  }
+
+  /**
+   * The chain's side of a withdrawal sent on a live network, each step in the sender's transaction:
+   * broadcast → PROCESSING with its hash (a replacement's broadcast, or the replacement mined, only
+   * records the new hash); at the confirmation depth → COMPLETED; refused by the token or reverted
+   * on chain → FAILED, and the amount and fee come back (WITHDRAWAL_REVERSAL).
+   */
+  readonly chainOutcome: SendOutcome = {
+    sent: (tx, send, transactionHash) => this.followChain(tx, send.purposeId, "process", { transactionHash }),
+    confirmed: (tx, send, transactionHash) => this.followChain(tx, send.purposeId, "complete", { transactionHash }),
+    failed: (tx, send, failureReason) => this.followChain(tx, send.purposeId, "fail", { failureReason }),
+  };
+
+  private async followChain(tx: Tx, reference: string, name: TransitionName, change: { transactionHash?: string; failureReason?: string }) {
+    const [locked] = await prismaSql(tx).query<{ status: string; clientId: string }>("withdrawal_lock_any", LOCK_ANY_WITHDRAWAL, [reference]);
+    if (!locked) throw new Error(`withdrawal ${reference} of a chain send not found`);
+    const final = locked.status === WITHDRAWAL_STATUS.COMPLETED || locked.status === WITHDRAWAL_STATUS.FAILED;
+    if (final || (name === "process" && locked.status !== WITHDRAWAL_STATUS.PENDING)) {
+      if (!final && change.transactionHash) await tx.withdrawal.update({ where: { reference }, data: { transactionHash: change.transactionHash } });
+      return;
+    }
+    const { withdrawal, changed } = await this.steps(tx, locked.clientId, reference, locked.status, name, change);
+    for (const status of changed) this.deps.metrics.withdrawals.inc({ type: withdrawal.type, status });
   }
 
   /**
@@ -200,21 +243,29 @@ export class WithdrawalService {
   private async move(clientId: string, reference: string, name: TransitionName, reasons: { failureReason?: string; returnReason?: string }) {
     checkReference(reference);
     const { withdrawal, changed } = await inTransaction(this.deps.prisma, async (tx) => {
-      const [locked] = await prismaSql(tx).query<{ status: string }>("withdrawal_lock", LOCK_WITHDRAWAL, [reference, clientId]);
+      const [locked] = await prismaSql(tx).query<{ status: string; onChain: boolean }>("withdrawal_lock", LOCK_WITHDRAWAL, [reference, clientId]);
       if (!locked) throw notFound("Withdrawal");
-      const changed: WithdrawalStatus[] = [];
-      let withdrawal!: Withdrawal;
-      for (const step of stepsOf(locked.status, name)) {
-        withdrawal = await tx.withdrawal.update({ where: { reference }, data: { status: step.to, ...(step.to === TRANSITIONS[name].to ? reasons : {}) } });
-        if (step.to === WITHDRAWAL_STATUS.FAILED) await this.giveBack(tx, withdrawal, { developerFee: true });
-        if (step.to === WITHDRAWAL_STATUS.RETURNED) await this.giveBack(tx, withdrawal, { developerFee: false });
-        await recordEvent(prismaSql(tx), { clientId, userId: withdrawal.userId, type: step.event, object: eventObject.withdrawal(withdrawal) });
-        changed.push(step.to);
-      }
-      return { withdrawal, changed };
+      if (locked.onChain) throw badInput(`reference: withdrawal ${reference} is sent on a live network: its status follows the chain, not the sandbox`);
+      return this.steps(tx, clientId, reference, locked.status, name, reasons);
     });
     for (const status of changed) this.deps.metrics.withdrawals.inc({ type: withdrawal.type, status });
     return withdrawal;
+  }
+
+  /** The status changes of one transition on a locked withdrawal, each its own update and event, its money in the same transaction. */
+  private async steps(tx: Tx, clientId: string, reference: string, status: string, name: TransitionName, change: { failureReason?: string; returnReason?: string; transactionHash?: string }) {
+    const { transactionHash, ...reasons } = change;
+    const changed: WithdrawalStatus[] = [];
+    let withdrawal!: Withdrawal;
+    for (const step of stepsOf(status, name)) {
+      const data = { status: step.to, ...(transactionHash ? { transactionHash } : {}), ...(step.to === TRANSITIONS[name].to ? reasons : {}) };
+      withdrawal = await tx.withdrawal.update({ where: { reference }, data });
+      if (step.to === WITHDRAWAL_STATUS.FAILED) await this.giveBack(tx, withdrawal, { developerFee: true });
+      if (step.to === WITHDRAWAL_STATUS.RETURNED) await this.giveBack(tx, withdrawal, { developerFee: false });
+      await recordEvent(prismaSql(tx), { clientId, userId: withdrawal.userId, type: step.event, object: eventObject.withdrawal(withdrawal) });
+      changed.push(step.to);
+    }
+    return { withdrawal, changed };
   }
 
   /** WITHDRAWAL_REVERSAL: the amount back from PAYOUTS and, unless the client keeps it, the developer fee back from its revenue. */
@@ -237,7 +288,11 @@ export class WithdrawalService {
 }
 
 /** Locks the client's withdrawal for the rest of the transaction (helpers on it queue here). */
-const LOCK_WITHDRAWAL = `SELECT "status" FROM "withdrawals" WHERE "reference" = $1 AND "clientId" = $2::uuid FOR UPDATE`;
+const LOCK_WITHDRAWAL = `
+  SELECT w."status", EXISTS (SELECT 1 FROM "chain_sends" s WHERE s."purpose" = 'WITHDRAWAL' AND s."purposeId" = w."reference") AS "onChain"
+  FROM "withdrawals" w WHERE w."reference" = $1 AND w."clientId" = $2::uuid FOR UPDATE OF w`;
+/** The chain's sender locks a withdrawal by its reference alone (it acts for the platform, not a client). */
+const LOCK_ANY_WITHDRAWAL = `SELECT "status", "clientId" FROM "withdrawals" WHERE "reference" = $1 FOR UPDATE`;
 
 function reasonOf(reason: string | null | undefined, fallback: string): string {
   const text = reason?.trim() || fallback;

@@ -26,6 +26,7 @@ const Withdrawal = named("Withdrawal", z.object({
   destination: z.string().describe("the account paid, masked: ****6789, or the ends of the address: 0xA0b8…eB48"),
   failureReason: z.string().nullable().describe("why it FAILED; null otherwise"),
   returnReason: z.string().nullable().describe("why the bank returned it; null until RETURNED"),
+  transactionHash: z.string().optional().describe("USDC on a live network: the transaction that carries it (the latest broadcast, then the one mined); absent otherwise"),
   createdAt: doc.timestamp,
   updatedAt: doc.timestamp,
   metadata: doc.metadata.describe(METADATA_DESCRIPTION),

@@ -1,0 +1,383 @@
+import { erc20Abi, TransactionReceiptNotFoundError, type Address, type Hash, type LocalAccount, type PublicClient, type TransactionReceipt } from "viem";
+import type { PrismaClient } from "../generated/prisma/client.js";
+import { prismaSql, type Sql, type SqlDatabase } from "../db/sql.js";
+import { inTransaction, type Tx } from "../db/transaction.js";
+import type { Logger } from "../logger.js";
+import type { ChainMetrics } from "./metrics.js";
+import type { ChainSettings, NetworkSettings } from "./networks.js";
+import { releaseLease, takeLease } from "./records.js";
+import {
+  lockNonce,
+  markConfirmed,
+  markFailed,
+  markMined,
+  markReplaced,
+  markSent,
+  markSigned,
+  markUnmined,
+  markWaiting,
+  outstandingFrom,
+  sendsIn,
+  setNonce,
+  SEND_STATUS,
+  type ChainSend,
+  type SendPurpose,
+  type WaitingFor,
+} from "./send-records.js";
+import { bumpedFees, InexactAmount, isAlreadyIn, isRevert, shortError, signTransfer, transferCall, withMargin, type Fees, type TransferCall } from "./transactions.js";
+
+/**
+ * What a send means to the room that asked for it, each step in the transaction that records it:
+ * `sent` when its transaction is broadcast (again with a new hash after a replacement), `confirmed`
+ * at the confirmation depth, `failed` when the token refused it or it reverted on chain.
+ */
+export type SendOutcome = {
+  sent(tx: Tx, send: ChainSend, hash: Hash): Promise<void>;
+  confirmed(tx: Tx, send: ChainSend, hash: Hash): Promise<void>;
+  failed(tx: Tx, send: ChainSend, reason: string): Promise<void>;
+};
+export type SendOutcomes = Partial<Record<SendPurpose, SendOutcome>>;
+
+export type SenderDeps = {
+  network: NetworkSettings;
+  client: PublicClient;
+  settings: ChainSettings;
+  prisma: PrismaClient;
+  sql: SqlDatabase;
+  /** The key that signs for an address the platform holds (the treasury, a deposit address). */
+  signerFor(sql: Sql, address: Address): Promise<LocalAccount>;
+  outcomes: SendOutcomes;
+  /** Before queued sends are signed: sweeps to queue (src/chain/sweeps.ts). */
+  beforeSigning?(chainId: number): Promise<void>;
+  /** A sweep whose address lacks gas: the treasury sends it `wei` first. */
+  needsGas?(tx: Sql, send: ChainSend, wei: bigint): Promise<void>;
+  metrics: ChainMetrics;
+  logger: Logger;
+  holder: string;
+};
+
+/** Sends looked at per pass, per state (the rest wait for the next pass). */
+const BATCH = 500;
+const MAX_BACKOFF_MS = 30_000;
+
+/**
+ * One live network's sender. Every CHAIN_POLL_MS (and at once when this instance queues a send),
+ * under the chain's sender lease (one sender per chain across instances and workers), it:
+ * 1. follows the sends already signed: broadcasts those not yet broadcast (after a crash, the stored
+ *    transaction itself), reads receipts of every transaction signed for each (a replacement or the
+ *    first), records the one mined, confirms or fails it at the confirmation depth, sends again one
+ *    whose block left the chain, and replaces at the same nonce, with higher fees, one not mined in
+ *    CHAIN_REPLACE_AFTER_MS;
+ * 2. signs the queued sends in order, per sending address, when that address holds the tokens and
+ *    the gas (else they wait, PENDING for their owners): estimate gas (a revert is the token refusing:
+ *    FAILED), price from the node (EIP-1559), give consecutive nonces and store every signed
+ *    transaction in one database transaction, then broadcast them.
+ */
+export class NetworkSender {
+  private chainId?: number;
+  private decimals = new Map<Address, number>();
+  private timer?: NodeJS.Timeout;
+  private running: Promise<void> = Promise.resolve();
+  private stopped = true;
+  private busy = false;
+  private again = false;
+  private failures = 0;
+  private leading = false;
+  private readonly log: Logger;
+
+  constructor(private readonly deps: SenderDeps) {
+    this.log = deps.logger.child({ network: deps.network.name, role: "sender" });
+  }
+
+  start() {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+    if (this.leading && this.chainId !== undefined) await releaseLease(this.deps.sql, this.chainId, "sender", this.deps.holder).catch(() => undefined);
+  }
+
+  /** Something was queued here: a pass now (or right after the one running). */
+  nudge() {
+    if (this.stopped) return;
+    if (this.busy) this.again = true;
+    else this.schedule(0);
+  }
+
+  private schedule(delayMs: number) {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      const started = Date.now();
+      this.busy = true;
+      this.again = false;
+      this.running = this.tick()
+        .then(() => {
+          if (this.failures > 0) this.log.info({ failures: this.failures }, "chain sender recovered");
+          this.failures = 0;
+        })
+        .catch((err) => {
+          this.failures++;
+          this.deps.metrics.senderErrors.inc({ network: this.deps.network.name });
+          if (this.failures === 1 || this.failures % 10 === 0) this.log.warn({ err: shortError(err), failures: this.failures }, "chain sender pass failed; retrying with back-off");
+        })
+        .finally(() => {
+          this.busy = false;
+          if (this.stopped) return;
+          const { pollMs } = this.deps.settings;
+          if (this.failures > 0) this.schedule(Math.min(MAX_BACKOFF_MS, pollMs * 2 ** Math.min(this.failures, 10)));
+          else this.schedule(this.again ? 0 : Math.max(0, pollMs - (Date.now() - started)));
+        });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private get leaseMs() {
+    return 3 * this.deps.settings.rpcTimeoutMs + 5 * this.deps.settings.pollMs;
+  }
+
+  private async tick(): Promise<void> {
+    const { client, sql, settings } = this.deps;
+    if (!settings.watcher) {
+      this.stopped = true;
+      return;
+    }
+    this.chainId ??= await client.getChainId();
+    const chainId = this.chainId;
+    const leading = await takeLease(sql, chainId, "sender", this.deps.holder, this.leaseMs);
+    if (leading !== this.leading) this.log.info({ chainId, holder: this.deps.holder }, leading ? "chain sender took the lease" : "chain sender lost the lease");
+    this.leading = leading;
+    if (!leading) return;
+    const head = await client.getBlockNumber({ cacheTime: 0 });
+    await this.follow(chainId, head);
+    await this.deps.beforeSigning?.(chainId);
+    await this.signQueued(chainId);
+  }
+
+  // ------------------------------------------------------------------ 1. sends already signed
+
+  private async follow(chainId: number, head: bigint) {
+    const open = await sendsIn(this.deps.sql, chainId, [SEND_STATUS.SIGNED, SEND_STATUS.SENT, SEND_STATUS.MINED], BATCH);
+    const receipts = await Promise.all(open.map((send) => this.receiptOf(send)));
+    for (const [i, send] of open.entries()) {
+      const receipt = receipts[i];
+      if (receipt) await this.onReceipt(send, receipt, head);
+      else if (send.status === SEND_STATUS.MINED) await this.onDropped(send);
+      else if (send.status === SEND_STATUS.SIGNED || send.broadcastAt === null) await this.broadcast(send);
+      else if (Date.now() - send.broadcastAt.getTime() >= this.deps.settings.replaceAfterMs) await this.replace(chainId, send);
+    }
+  }
+
+  /** The receipt of whichever of its transactions was mined (at most one can be: they share a nonce). */
+  private async receiptOf(send: ChainSend): Promise<TransactionReceipt | undefined> {
+    const found = await Promise.all(
+      send.attempts.map((hash) =>
+        this.deps.client.getTransactionReceipt({ hash }).catch((err) => {
+          if (err instanceof TransactionReceiptNotFoundError) return undefined;
+          throw err;
+        }),
+      ),
+    );
+    return found.find((receipt) => receipt !== undefined);
+  }
+
+  private async onReceipt(send: ChainSend, receipt: TransactionReceipt, head: bigint) {
+    const hash = receipt.transactionHash;
+    if (send.status !== SEND_STATUS.MINED || send.transactionHash !== hash || send.blockNumber !== receipt.blockNumber) {
+      await this.inTx(async (tx, sql) => {
+        if (!(await markMined(sql, send.id, hash, receipt.blockNumber))) return;
+        // A replacement (or the first, after a replacement was signed) was mined: its owner's record follows it.
+        if (send.transactionHash !== hash) await this.outcome(send)?.sent(tx, send, hash);
+      });
+    }
+    if (head - receipt.blockNumber + 1n < BigInt(this.deps.network.confirmations)) return;
+    const network = this.deps.network.name;
+    if (receipt.status === "success") {
+      await this.inTx(async (tx, sql) => {
+        if (await markConfirmed(sql, send.id)) await this.outcome(send)?.confirmed(tx, send, hash);
+      });
+      this.deps.metrics.sendsConfirmed.inc({ network, purpose: send.purpose });
+    } else {
+      const reason = `The transfer reverted on chain (transaction ${hash})`;
+      await this.fail(send, reason);
+      this.log.error({ purpose: send.purpose, purposeId: send.purposeId, transactionHash: hash }, "send reverted on chain");
+    }
+  }
+
+  /** Mined, and now no receipt: its block left the canonical chain. The same transaction goes out again. */
+  private async onDropped(send: ChainSend) {
+    await this.inTx((_tx, sql) => markUnmined(sql, send.id));
+    this.deps.metrics.sendsDropped.inc({ network: this.deps.network.name });
+    this.log.warn({ purpose: send.purpose, purposeId: send.purposeId, transactionHash: send.transactionHash }, "send's block left the canonical chain: broadcasting it again");
+    await this.broadcast({ ...send, status: SEND_STATUS.SENT });
+  }
+
+  /** Broadcasts the send's current transaction; recorded SENT (and its owner told) once the node has it. */
+  private async broadcast(send: ChainSend) {
+    try {
+      await this.deps.client.sendRawTransaction({ serializedTransaction: send.rawTransaction! });
+    } catch (err) {
+      if (!isAlreadyIn(err)) {
+        this.deps.metrics.senderErrors.inc({ network: this.deps.network.name });
+        this.log.warn({ purpose: send.purpose, purposeId: send.purposeId, transactionHash: send.transactionHash, err: shortError(err) }, "broadcast refused; retrying on the next pass");
+        return;
+      }
+    }
+    await this.inTx(async (tx, sql) => {
+      if (await markSent(sql, send.id)) await this.outcome(send)?.sent(tx, send, send.transactionHash!);
+    });
+    this.deps.metrics.sendsBroadcast.inc({ network: this.deps.network.name, purpose: send.purpose });
+  }
+
+  /** Not mined in time: the same call at the same nonce, with fees at least 12.5% higher, stored first, then broadcast. */
+  private async replace(chainId: number, send: ChainSend) {
+    const fees = bumpedFees({ maxFeePerGas: send.maxFeePerGas!, maxPriorityFeePerGas: send.maxPriorityFeePerGas! }, await this.deps.client.estimateFeesPerGas());
+    const call = transferCall(send, await this.decimalsOf(send.tokenAddress));
+    const account = await this.deps.signerFor(this.deps.sql, send.fromAddress);
+    const signed = await signTransfer(account, chainId, send.nonce!, call, send.gasLimit!, fees);
+    if (!(await this.inTx((_tx, sql) => markReplaced(sql, send.id, signed)))) return;
+    this.deps.metrics.sendsReplaced.inc({ network: this.deps.network.name });
+    this.log.warn({ purpose: send.purpose, purposeId: send.purposeId, nonce: send.nonce?.toString(), from: send.transactionHash, to: signed.hash }, "send not mined in time: replaced at its nonce with higher fees");
+    await this.broadcast({ ...send, status: SEND_STATUS.SIGNED, transactionHash: signed.hash, rawTransaction: signed.raw });
+  }
+
+  // ------------------------------------------------------------------ 2. queued sends
+
+  private async signQueued(chainId: number) {
+    const queued = await sendsIn(this.deps.sql, chainId, [SEND_STATUS.QUEUED], BATCH);
+    if (queued.length === 0) return;
+    const fees = await this.deps.client.estimateFeesPerGas();
+    const byAddress = new Map<Address, ChainSend[]>();
+    for (const send of queued) byAddress.set(send.fromAddress, [...(byAddress.get(send.fromAddress) ?? []), send]);
+    for (const [from, sends] of byAddress) await this.signFrom(chainId, from, sends, fees);
+  }
+
+  /** The queued sends of one address, in order: those it can pay for get consecutive nonces and go out. */
+  private async signFrom(chainId: number, from: Address, queued: ChainSend[], fees: Fees) {
+    const { client, sql } = this.deps;
+    const [native, outstanding] = await Promise.all([client.getBalance({ address: from }), outstandingFrom(sql, chainId, from)]);
+    let gasLeft = native;
+    const tokensLeft = new Map<Address, bigint>();
+    for (const owed of outstanding) {
+      gasLeft -= BigInt(owed.gasCost.split(".")[0]);
+      if (owed.tokenAddress === null) gasLeft -= await this.units(owed.amount, null);
+    }
+    const tokens = [...new Set(queued.flatMap((send) => (send.tokenAddress ? [send.tokenAddress] : [])))];
+    const balances = await Promise.all(tokens.map((token) => client.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [from] })));
+    for (const [i, token] of tokens.entries()) {
+      const owed = outstanding.find((row) => row.tokenAddress === token);
+      tokensLeft.set(token, balances[i] - (owed ? await this.units(owed.amount, token) : 0n));
+    }
+
+    const calls: { send: ChainSend; call: TransferCall }[] = [];
+    const waiting: Record<WaitingFor, ChainSend[]> = { TOKENS: [], GAS: [] };
+    for (const send of queued) {
+      let call: TransferCall;
+      try {
+        call = transferCall(send, await this.decimalsOf(send.tokenAddress));
+      } catch (err) {
+        if (!(err instanceof InexactAmount)) throw err;
+        await this.fail(send, `The amount cannot be sent exactly: ${err.message}`);
+        continue;
+      }
+      if (send.tokenAddress !== null) {
+        if (call.units > tokensLeft.get(send.tokenAddress)!) {
+          waiting.TOKENS.push(send);
+          continue;
+        }
+        tokensLeft.set(send.tokenAddress, tokensLeft.get(send.tokenAddress)! - call.units);
+      }
+      calls.push({ send, call });
+    }
+    const estimates = await Promise.all(calls.map(({ call }) => client.estimateGas({ account: from, to: call.to, data: call.data, value: call.value }).catch((err: unknown) => err)));
+
+    const ready: { send: ChainSend; call: TransferCall; gasLimit: bigint }[] = [];
+    for (const [i, { send, call }] of calls.entries()) {
+      const estimate = estimates[i];
+      if (typeof estimate !== "bigint") {
+        if (!isRevert(estimate)) throw estimate;
+        await this.fail(send, `The token refused the transfer: ${shortError(estimate)}`);
+        continue;
+      }
+      const gasLimit = withMargin(estimate);
+      const cost = gasLimit * fees.maxFeePerGas + call.value;
+      if (cost > gasLeft) {
+        // Later sends need gas too, and nonces keep the queue's order: all of them wait.
+        waiting.GAS.push(...calls.slice(i).map((c) => c.send));
+        if (send.purpose === "SWEEP" && this.deps.needsGas) await this.inTx((_tx, tx) => this.deps.needsGas!(tx, send, cost - gasLeft));
+        break;
+      }
+      gasLeft -= cost;
+      ready.push({ send, call, gasLimit });
+    }
+    await this.wait(waiting);
+    if (ready.length === 0) return;
+
+    const account = await this.deps.signerFor(sql, from);
+    // The chain's count covers transactions sent from this address by anyone; the stored one, those signed and not yet broadcast.
+    const onChain = BigInt(await client.getTransactionCount({ address: from, blockTag: "pending" }));
+    const signed = await this.inTx(async (_tx, tx) => {
+      const stored = await lockNonce(tx, chainId, from);
+      let nonce = stored !== undefined && stored > onChain ? stored : onChain;
+      const out: ChainSend[] = [];
+      for (const { send, call, gasLimit } of ready) {
+        const transaction = await signTransfer(account, chainId, nonce, call, gasLimit, fees);
+        if (!(await markSigned(tx, send.id, nonce, transaction))) throw new Error(`send ${send.id} left QUEUED while it was signed`);
+        out.push({ ...send, status: SEND_STATUS.SIGNED, nonce, transactionHash: transaction.hash, rawTransaction: transaction.raw });
+        nonce++;
+      }
+      await setNonce(tx, chainId, from, nonce);
+      return out;
+    });
+    await Promise.all(signed.map((send) => this.broadcast(send)));
+  }
+
+  /** Sends that cannot go yet: logged once as they start waiting, counted in the metrics, retried every pass. */
+  private async wait(waiting: Record<WaitingFor, ChainSend[]>) {
+    for (const reason of ["TOKENS", "GAS"] as const) {
+      const sends = waiting[reason];
+      const newly = sends.filter((send) => send.waitingFor !== reason);
+      if (newly.length > 0) {
+        await markWaiting(this.deps.sql, newly.map((send) => send.id), reason);
+        const what = reason === "TOKENS" ? "the tokens" : "the native coin for gas";
+        this.log.warn({ count: newly.length, from: newly[0].fromAddress, purposes: newly.slice(0, 10).map((send) => `${send.purpose}:${send.purposeId}`) }, `sends wait: the sending address lacks ${what}`);
+      }
+      this.deps.metrics.sendsWaiting.set({ network: this.deps.network.name, reason }, sends.length);
+    }
+  }
+
+  private async fail(send: ChainSend, reason: string) {
+    await this.inTx(async (tx, sql) => {
+      if (await markFailed(sql, send.id, reason)) await this.outcome(send)?.failed(tx, send, reason);
+    });
+    this.deps.metrics.sendsFailed.inc({ network: this.deps.network.name, purpose: send.purpose });
+    this.log.warn({ purpose: send.purpose, purposeId: send.purposeId, reason }, "send failed");
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  private outcome(send: ChainSend): SendOutcome | undefined {
+    return this.deps.outcomes[send.purpose];
+  }
+
+  private inTx<T>(work: (tx: Tx, sql: Sql) => Promise<T>): Promise<T> {
+    return inTransaction(this.deps.prisma, (tx) => work(tx, prismaSql(tx)));
+  }
+
+  private async decimalsOf(token: Address | null): Promise<number> {
+    if (token === null) return 18;
+    let decimals = this.decimals.get(token);
+    if (decimals === undefined) {
+      decimals = await this.deps.client.readContract({ address: token, abi: erc20Abi, functionName: "decimals" });
+      this.decimals.set(token, decimals);
+    }
+    return decimals;
+  }
+
+  private async units(amount: string, token: Address | null): Promise<bigint> {
+    return transferCall({ tokenAddress: token, toAddress: "0x0000000000000000000000000000000000000000", amount }, await this.decimalsOf(token)).units;
+  }
+}

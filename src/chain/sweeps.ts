@@ -1,0 +1,83 @@
+import { randomUUID } from "node:crypto";
+import { Decimal } from "decimal.js";
+import { erc20Abi, formatEther, parseUnits, type Address, type PublicClient } from "viem";
+import type { Sql, SqlDatabase } from "../db/sql.js";
+import type { Logger } from "../logger.js";
+import { queueSend, type ChainSend } from "./send-records.js";
+import type { SendOutcome } from "./sender.js";
+
+/** A failed sweep of an address and token is tried again after this long (a paused token must not queue one per pass). */
+const RETRY_FAILED_AFTER = "5 minutes";
+
+type Candidate = { address: Address; tokenAddress: Address; amount: string; depositIds: string[] };
+
+const CANDIDATES = `
+  SELECT w."address", d."tokenAddress", sum(d."amount")::text AS "amount", array_agg(cd."depositId") AS "depositIds"
+  FROM "chain_deposits" cd
+  JOIN "deposits" d ON d."id" = cd."depositId"
+  JOIN "wallets" w ON w."userId" = d."userId" AND w."clientId" = d."clientId"
+  WHERE cd."chainId" = $1::int AND cd."sweepId" IS NULL AND d."status" = 'COMPLETED'
+    AND NOT EXISTS (
+      SELECT 1 FROM "chain_sends" s
+      WHERE s."chainId" = $1::int AND s."purpose" = 'SWEEP' AND s."fromAddress" = w."address" AND s."tokenAddress" = d."tokenAddress"
+        AND (s."status" NOT IN ('CONFIRMED', 'FAILED') OR (s."status" = 'FAILED' AND s."updatedAt" > now() - interval '${RETRY_FAILED_AFTER}')))
+  GROUP BY w."address", d."tokenAddress"
+  LIMIT 200`;
+const LINK = `UPDATE "chain_deposits" SET "sweepId" = $1::uuid WHERE "depositId" = ANY($2::uuid[]) AND "sweepId" IS NULL`;
+const UNLINK = `UPDATE "chain_deposits" SET "sweepId" = NULL WHERE "sweepId" = $1::uuid`;
+const GAS_SENDS = `SELECT count(*)::int AS "all", count(*) FILTER (WHERE "status" NOT IN ('CONFIRMED', 'FAILED'))::int AS "open" FROM "chain_sends" WHERE "purpose" = 'GAS' AND "purposeId" LIKE $1`;
+
+/**
+ * Sweeps: a deposit address's completed deposits of a token move to the treasury once, together,
+ * they add up to CHAIN_SWEEP_MIN (smaller amounts wait and add up, so dust does not cost more gas
+ * than it is worth). The sweep sends exactly those deposits' amount (a deposit still pending stays
+ * on the address until it completes). An address without the native coin for the sweep's gas gets
+ * just that from the treasury first. Sweeps are the platform's business: no ledger entry, each
+ * recorded as a chain send with its transaction hashes, and each deposit tells which sweep moved it.
+ */
+export class Sweeps {
+  private readonly sweepMin: Decimal;
+
+  constructor(
+    private readonly deps: { network: string; client: PublicClient; sql: SqlDatabase; treasury: Address; sweepMin: string; decimalsOf(token: Address): Promise<number>; logger: Logger },
+  ) {
+    this.sweepMin = new Decimal(deps.sweepMin);
+  }
+
+  /** Queues a sweep for every address and token whose completed, unswept deposits reach the threshold. */
+  async plan(chainId: number): Promise<void> {
+    const { client, sql } = this.deps;
+    const candidates = (await sql.query<Candidate>("chain_sweep_candidates", CANDIDATES, [chainId])).filter((c) => new Decimal(c.amount).gte(this.sweepMin));
+    if (candidates.length === 0) return;
+    const balances = await Promise.all(candidates.map((c) => client.readContract({ address: c.tokenAddress, abi: erc20Abi, functionName: "balanceOf", args: [c.address] })));
+    for (const [i, candidate] of candidates.entries()) {
+      const units = parseUnits(candidate.amount, await this.deps.decimalsOf(candidate.tokenAddress));
+      if (balances[i] < units) {
+        this.deps.logger.error({ address: candidate.address, token: candidate.tokenAddress, amount: candidate.amount }, "deposit address holds less than its completed deposits: not swept");
+        continue;
+      }
+      await sql.transaction(async (tx) => {
+        const purposeId = randomUUID();
+        const id = await queueSend(tx, { chainId, network: this.deps.network, purpose: "SWEEP", purposeId, from: candidate.address, to: this.deps.treasury, token: candidate.tokenAddress, amount: candidate.amount });
+        await tx.query("chain_sweep_link", LINK, [id, candidate.depositIds]);
+      });
+    }
+  }
+
+  /** The sweep's address lacks `wei` of native coin for its gas: the treasury sends it, once per shortfall. */
+  async fundGas(tx: Sql, sweep: ChainSend, wei: bigint): Promise<void> {
+    const [{ all, open }] = await tx.query<{ all: number; open: number }>("chain_sweep_gas_sends", GAS_SENDS, [`${sweep.id}:%`]);
+    if (open > 0) return;
+    await queueSend(tx, { chainId: sweep.chainId, network: sweep.network, purpose: "GAS", purposeId: `${sweep.id}:${all + 1}`, from: this.deps.treasury, to: sweep.fromAddress, token: null, amount: formatEther(wei) });
+  }
+}
+
+/** What a sweep's end means: confirmed, nothing more (its deposits name it); failed, its deposits are unswept again and planned later. */
+export const sweepOutcome: SendOutcome = {
+  sent: () => Promise.resolve(),
+  confirmed: () => Promise.resolve(),
+  failed: async (tx, send) => {
+    await tx.$executeRawUnsafe(UNLINK, send.id);
+  },
+};
+
