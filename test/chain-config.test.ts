@@ -19,7 +19,8 @@ describe("CHAIN_* configuration", () => {
     expect(base).toMatchObject({ mode: "live", rpcUrl: "https://base.example/rpc", confirmations: 10, tokens: { USDC: USDC_BASE, USDT: "0xABaBaBaBABabABabAbAbABAbABabababaBaBABaB" } });
     expect(chain.networks.find((n) => n.name === "ETHEREUM")).toMatchObject({ mode: "sandbox", confirmations: 20 });
     expect(chain.networks.filter((n) => n.mode === "live").map((n) => n.name)).toEqual(["BASE"]);
-    expect(chain).toMatchObject({ pollMs: 500, rpcTimeoutMs: 10_000, blockRange: 1000, watcher: true });
+    expect(chain).toMatchObject({ pollMs: 500, rpcTimeoutMs: 10_000, blockRange: 1000, watcher: true, replaceAfterMs: 180_000, sweepMin: "10" });
+    expect(load({ CHAIN_SWEEP_MIN: "0.5", CHAIN_REPLACE_AFTER_MS: "60000" }).chain).toMatchObject({ sweepMin: "0.5", replaceAfterMs: 60_000 });
     expect(load({}).chain.networks.every((n) => n.mode === "sandbox")).toBe(true);
     expect(load({}).chain.pollMs).toBe(2000);
   });
@@ -32,6 +33,10 @@ describe("CHAIN_* configuration", () => {
     ["CHAIN_CONFIRMATIONS_BASE", "0", /whole number of blocks/],
     ["CHAIN_POLL_MS", "10", /from 50/],
     ["CHAIN_WATCHER", "maybe", /on or off/],
+    ["CHAIN_SWEEP_MIN", "101", /at most 100/],
+    ["CHAIN_SWEEP_MIN", "0", /above 0/],
+    ["CHAIN_SWEEP_MIN", "1e3", /token amount/],
+    ["CHAIN_REPLACE_AFTER_MS", "50", /from 100/],
     ["CHAIN_RPC_URLS_BASE", "https://x.example", /CHAIN_RPC_URLS_BASE: unknown/],
   ])("%s=%s is refused, naming it", (name, value, message) => {
     expect(() => load({ [name]: value })).toThrow(ConfigError);
