@@ -245,7 +245,9 @@ export class WithdrawalService {
     const { withdrawal, changed } = await inTransaction(this.deps.prisma, async (tx) => {
       const [locked] = await prismaSql(tx).query<{ status: string; onChain: boolean }>("withdrawal_lock", LOCK_WITHDRAWAL, [reference, clientId]);
       if (!locked) throw notFound("Withdrawal");
-      if (locked.onChain) throw badInput(`reference: withdrawal ${reference} is sent on a live network: its status follows the chain, not the sandbox`);
+      if (locked.onChain) {
+        throw new AppError("BAD_USER_INPUT", `Withdrawal ${reference} is sent on a live network: its status follows the chain, not the sandbox`, { param: "reference" });
+      }
       return this.steps(tx, clientId, reference, locked.status, name, reasons);
     });
     for (const status of changed) this.deps.metrics.withdrawals.inc({ type: withdrawal.type, status });
