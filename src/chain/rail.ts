@@ -102,9 +102,11 @@ export class ChainRail {
         sql: deps.sql,
         signerFor: (sql, address) => deps.signers.signerFor(sql, address),
         outcomes: this.outcomes,
+        // Neither a sweep nor a gauge may hold up a withdrawal: their failures are logged, and the pass goes on.
         beforeSigning: async (chainId) => {
-          await sweeps.plan(chainId);
-          await this.report(network, client, chainId);
+          const log = deps.logger.child({ network: network.name });
+          await sweeps.plan(chainId).catch((err: Error) => log.warn({ err: err.message }, "sweep planning failed; retrying on the next pass"));
+          await this.report(network, client, chainId).catch((err: Error) => log.debug({ err: err.message }, "chain gauges not updated"));
         },
         needsGas: (tx, send, wei) => sweeps.fundGas(tx, send, wei),
         metrics: deps.metrics,
