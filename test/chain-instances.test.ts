@@ -1,8 +1,6 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address } from "viem";
@@ -11,55 +9,14 @@ import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { call, createScratchClient, createScratchDatabase, scratchServerEnv, type ScratchDatabase } from "./support/scratch-server.js";
 import { testDatabaseUrl } from "./support/server.js";
 import { deployToken, liveBaseEnv, startAnvil, type Anvil, type Token } from "./support/chain.js";
+import { killInstance, startInstance, type Instance } from "./support/instance.js";
+import { until } from "./support/until.js";
 
 // The watcher across processes, on PostgreSQL: the real server killed with SIGKILL while it catches
 // up (resumes with no gap and no repeat), and two instances, one of them with two workers, of
 // which exactly one watches the chain, another taking over when it dies.
 
 const CONFIRMATIONS = 2;
-
-type Instance = { child: ChildProcess; url: string; lines: string[]; exited: Promise<void> };
-
-/** src/main.ts in a process group of its own (so a SIGKILL takes its workers too); resolves when every worker has started. */
-function startInstance(env: Record<string, string>): Promise<Instance> {
-  const workers = Number(env.WEB_CONCURRENCY ?? 1);
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: join(import.meta.dirname, ".."), env, stdio: ["ignore", "pipe", "pipe"], detached: true });
-  const killOnExit = () => kill(child);
-  process.once("exit", killOnExit);
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  void exited.then(() => process.off("exit", killOnExit));
-  const lines: string[] = [];
-  let started = 0;
-  return new Promise((resolve, reject) => {
-    let stderr = "";
-    child.stderr!.on("data", (chunk) => (stderr += chunk));
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      lines.push(line);
-      if (line.includes('"server started"') && ++started === workers) resolve({ child, url: JSON.parse(line).url, lines, exited });
-    });
-    child.once("exit", (code, signal) => reject(new Error(`server exited (${code ?? signal}) before starting:\n${stderr}`)));
-  });
-}
-
-function kill(child: ChildProcess) {
-  try {
-    process.kill(-child.pid!, "SIGKILL");
-  } catch {
-    // already gone
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(read: () => Promise<T>, what: string, timeoutMs = 20_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 describe("the chain watcher across processes", needs(REQUIREMENTS.postgres), () => {
   let database: ScratchDatabase;
@@ -91,12 +48,11 @@ describe("the chain watcher across processes", needs(REQUIREMENTS.postgres), () 
       const wallet = await call(instance.url, "POST", "/v1/wallet", headers, { userId: user.body.id });
       addresses.push(wallet.body.address);
     }
-    kill(instance.child);
-    await instance.exited;
+    await killInstance(instance);
   }, 90_000);
 
   afterAll(async () => {
-    for (const instance of running) kill(instance.child);
+    for (const instance of running) await killInstance(instance);
     await db?.end();
     await anvil?.stop();
     await database?.drop();
@@ -135,8 +91,7 @@ describe("the chain watcher across processes", needs(REQUIREMENTS.postgres), () 
       const from = await cursor();
       const at = from + 3 + Math.floor(Math.random() * 15);
       await until(async () => (await cursor()) >= at, "the watcher to scan", 30_000);
-      kill(instance.child);
-      await instance.exited;
+      await killInstance(instance);
       expect(await cursor()).toBeLessThan(head);
     }
     const instance = await startInstance(slow);
@@ -150,8 +105,7 @@ describe("the chain watcher across processes", needs(REQUIREMENTS.postgres), () 
     }, "every deposit completed", 60_000);
     expect(rows.map((row) => row.eventId).sort()).toEqual([...expected].sort());
     expect(rows.every((row) => row.journals === 1)).toBe(true);
-    kill(instance.child);
-    await instance.exited;
+    await killInstance(instance);
   }, 180_000);
 
   it("two instances, one with two workers: exactly one watches; when it dies another takes over", async () => {
@@ -169,8 +123,7 @@ describe("the chain watcher across processes", needs(REQUIREMENTS.postgres), () 
     // The holder dies (its whole instance); the lease runs out and another process takes it.
     const holder = holders()[0];
     const dying = a.lines.some((line) => line.includes(holder)) ? a : b;
-    kill(dying.child);
-    await dying.exited;
+    await killInstance(dying);
     await token.transfer(anvil.accounts[1], addresses[3], 7_000_000n);
     await anvil.mine(CONFIRMATIONS);
     await until(async () => (await recorded()).length === before + 4 && (await recorded()).every((row) => row.status === "COMPLETED"), "the deposit after the take-over", 30_000);

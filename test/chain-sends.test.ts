@@ -1,18 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Decimal } from "decimal.js";
 import { type Address, type Hash } from "viem";
-import { HDKey, hdKeyToAccount } from "viem/accounts";
 import { createUser, gql, rest } from "./support/http.js";
 import { fund } from "./support/ledger.js";
 import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
-import { deployToken, liveBaseEnv, startAnvil, type Anvil, type Token } from "./support/chain.js";
+import { until } from "./support/until.js";
+import { deployToken, freshAddress, liveBaseEnv, startAnvil, testCustody, type Anvil, type Token } from "./support/chain.js";
 
 // Withdrawals sent on a live BASE (a real anvil, our own token as its USDC, three confirmations, a
 // 100 ms poll), on both databases. The token's own logs, read from the node, are the count of what was
 // sent: never the product's records.
 const CONFIRMATIONS = 3;
-const MASTER_KEY = HDKey.fromMasterSeed(new Uint8Array(64).fill(11)).privateExtendedKey;
-const TREASURY = hdKeyToAccount(HDKey.fromExtendedKey(MASTER_KEY), { accountIndex: 1, addressIndex: 0 }).address;
+const { masterKey: MASTER_KEY, treasury: TREASURY } = testCustody();
 const ETH = 10n ** 18n;
 let anvil: Anvil;
 let token: Token;
@@ -23,7 +22,7 @@ beforeAll(async () => {
   anvil = await startAnvil();
   token = await deployToken(anvil, { symbol: "USDC", decimals: 6 });
   await token.mint(TREASURY, units("1000000"));
-  await setNativeBalance(TREASURY, 100n * ETH);
+  await anvil.setBalance(TREASURY, 100n * ETH);
   server = await startServer({ env: { ...liveBaseEnv(anvil, token, { CHAIN_CONFIRMATIONS_BASE: String(CONFIRMATIONS), CHAIN_REPLACE_AFTER_MS: "600000" }), CUSTODIAN_MASTER_KEY: MASTER_KEY } });
   tenant = await newTenant(server);
   await until(async () => server.app.services.chain.chainIdOf("BASE") !== undefined, "the RPC's chain id");
@@ -37,20 +36,6 @@ afterAll(async () => {
 type Withdrawal = { reference: string; status: string; amount: number; failureReason: string | null; transactionHash?: string };
 
 const units = (amount: string) => BigInt(new Decimal(amount).times(1e6).toFixed(0));
-const setNativeBalance = (address: Address, wei: bigint) => anvil.rpc("anvil_setBalance", [address, `0x${wei.toString(16)}`]);
-
-async function until<T>(read: () => Promise<T>, what: string, timeoutMs = 15_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** A fresh destination address (nothing was ever sent to it). */
-const freshAddress = () => hdKeyToAccount(HDKey.fromMasterSeed(crypto.getRandomValues(new Uint8Array(32)))).address;
 
 async function withdraw(userId: string, amount: number, to: Address, headers: Record<string, string> = tenant.headers) {
   return rest(server, "POST", "/v1/withdrawals/usdc", { headers, body: { userId, amount, walletAddress: to, network: "BASE", chainId: anvil.chainId } });

@@ -18,6 +18,7 @@ import {
   type Hex,
   type PublicClient,
 } from "viem";
+import { HDKey, hdKeyToAccount } from "viem/accounts";
 
 /**
  * A real EVM node for a test file: anvil (from the npm package @foundry-rs/anvil) on a free loopback
@@ -131,6 +132,8 @@ export type Anvil = {
   /** Replaces the newest `depth` blocks; `transactions` are mined again at their block offset. */
   reorg(depth: number, transactions: [Hex, number][]): Promise<void>;
   rpc(method: string, params: unknown[]): Promise<unknown>;
+  /** Sets an address's native coin balance (anvil_setBalance). */
+  setBalance(address: Address, wei: bigint): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -170,6 +173,7 @@ export async function startAnvil(options: { chainId?: number } = {}): Promise<An
     rollback: async (depth) => void (await rpc("anvil_rollback", [depth])),
     reorg: async (depth, transactions) => void (await rpc("anvil_reorg", [depth, transactions])),
     rpc,
+    setBalance: async (address, wei) => void (await rpc("anvil_setBalance", [address, `0x${wei.toString(16)}`])),
     stop: () => stopChild(child, killOnExit),
   };
 }
@@ -237,3 +241,15 @@ export function liveBaseEnv(anvil: Anvil, token: Token, overrides: Record<string
     ...overrides,
   };
 }
+
+/**
+ * A custodian master key for the tests (CUSTODIAN_MASTER_KEY) and its treasury address,
+ * m/44'/60'/1'/0/0, derived here with viem, apart from the product's code.
+ */
+export function testCustody(seedByte = 11): { masterKey: string; treasury: Address } {
+  const masterKey = HDKey.fromMasterSeed(new Uint8Array(64).fill(seedByte)).privateExtendedKey;
+  return { masterKey, treasury: hdKeyToAccount(HDKey.fromExtendedKey(masterKey), { accountIndex: 1, addressIndex: 0 }).address };
+}
+
+/** A fresh address (nothing was ever sent to it). */
+export const freshAddress = (): Address => hdKeyToAccount(HDKey.fromMasterSeed(crypto.getRandomValues(new Uint8Array(32)))).address;

@@ -1,0 +1,12 @@
+import { setTimeout as sleep } from "node:timers/promises";
+
+/** Polls `read` every `everyMs` until it returns something truthy (returned), or throws after `timeoutMs` naming `what`. */
+export async function until<T>(read: () => Promise<T>, what: string, timeoutMs = 20_000, everyMs = 100): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
