@@ -453,7 +453,7 @@ describe("the operator's view", () => {
     await mineUntil(reference, "COMPLETED");
     await until(async () => (await metric("chain_sends_pending")) === 0, "chain_sends_pending back to 0");
     expect(await metric("chain_treasury_native_balance")).toBeGreaterThan(0);
-  });
+  }, 60_000);
 });
 
 describe("a send stuck in the mempool", () => {
