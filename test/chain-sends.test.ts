@@ -418,40 +418,51 @@ describe("sweeps", () => {
 });
 
 describe("the operator's view", () => {
-  it("npm run chains and /metrics show the pending sends and the oldest one's age, the treasury's balances and the unswept deposits", async () => {
-    const { userId: depositor, address } = await custodialUser();
-    await chainDeposit(depositor, address, "2");
+  const waitingForGas = () => server.app.db.prisma.chainSend.count({ where: { chainId: anvil.chainId, status: "QUEUED", waitingFor: "GAS" } });
+
+  it("npm run chains and /metrics show the pending sends and the oldest one's age, the sends waiting, the treasury's balances and the unswept deposits", async () => {
+    const { userId: small, address: smallAddress } = await custodialUser();
+    await chainDeposit(small, smallAddress, "2"); // below the sweep threshold: stays unswept
     const userId = await fundedUser("10");
-    const to = freshAddress();
+    const { userId: large, address: largeAddress } = await custodialUser();
     await setNativeBalance(TREASURY, 0n);
     let reference: string;
     try {
-      reference = (await withdraw(userId, 1, to)).body.reference;
-      await sendIn("WITHDRAWAL", reference, (send) => send.waitingFor === "GAS", "waiting for GAS");
+      // Three sends wait for gas: the withdrawal and the gas top-up from the treasury, the sweep from a deposit address.
+      reference = (await withdraw(userId, 1, freshAddress())).body.reference;
+      await chainDeposit(large, largeAddress, "6");
+      await until(async () => (await waitingForGas()) === 3, "three sends waiting for GAS");
       await sleep(1_100);
       const tokens = formatUnits(await token.balanceOf(TREASURY), 6);
 
       const report = await chainsReport();
       expect(report).toMatchObject({ network: "BASE", rpc: "up", treasury: { address: TREASURY, native: "0", tokens: { USDC: tokens } } });
       if (testDatabaseUrl) {
-        expect(report.pendingSends).toBeGreaterThanOrEqual(1);
+        expect(report.pendingSends).toBeGreaterThanOrEqual(3);
         expect(report.oldestPendingSeconds).toBeGreaterThanOrEqual(1);
-        expect(report.unsweptDeposits).toBeGreaterThanOrEqual(1);
+        expect(report.unsweptDeposits).toBeGreaterThanOrEqual(2);
       } else {
         // The embedded database is this test's memory: the script opens an empty one of its own.
         expect(report).toMatchObject({ pendingSends: 0, oldestPendingSeconds: null, unsweptDeposits: 0 });
       }
 
       await until(async () => ((await metric("chain_sends_oldest_pending_seconds")) ?? 0) >= 1, "chain_sends_oldest_pending_seconds");
-      expect(await metric("chain_sends_pending")).toBeGreaterThanOrEqual(1);
-      expect(await metric("chain_unswept_deposits")).toBeGreaterThanOrEqual(1);
+      await until(async () => (await metric("chain_sends_waiting", { reason: "GAS" })) === 3, 'chain_sends_waiting{reason="GAS"} 3 (every address\'s)', 3_000);
+      expect(await metric("chain_sends_pending")).toBeGreaterThanOrEqual(3);
+      expect(await metric("chain_unswept_deposits")).toBeGreaterThanOrEqual(2);
       expect(await metric("chain_treasury_native_balance")).toBe(0);
       expect(await metric("chain_treasury_token_balance", { token: "USDC" })).toBe(Number(tokens));
     } finally {
       await setNativeBalance(TREASURY, 100n * ETH);
     }
     await mineUntil(reference, "COMPLETED");
-    await until(async () => (await metric("chain_sends_pending")) === 0, "chain_sends_pending back to 0");
+    await until(async () => {
+      const pending = await metric("chain_sends_pending");
+      if (pending !== 0) await anvil.mine(1);
+      return pending === 0;
+    }, "chain_sends_pending back to 0");
+    expect(await transfersOf({ from: largeAddress })).toEqual([{ transactionHash: expect.any(String), value: units("6") }]);
+    expect(await metric("chain_sends_waiting", { reason: "GAS" })).toBe(0);
     expect(await metric("chain_treasury_native_balance")).toBeGreaterThan(0);
   }, 60_000);
 });
