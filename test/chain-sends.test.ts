@@ -14,9 +14,11 @@ import { fund } from "./support/ledger.js";
 import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
 import { deployToken, liveBaseEnv, startAnvil, type Anvil, type Token } from "./support/chain.js";
 
-// Withdrawals sent on a live BASE (a real anvil, our own token as its USDC, three confirmations, a
-// 100 ms poll), on both databases. The token's own logs, read from the node, are the count of what was
-// sent: never the product's records. Sweeps start at 5 tokens here.
+// Sends on a live BASE (a real anvil, our own token as its USDC, three confirmations, a 100 ms poll),
+// on both databases: withdrawals (also with the treasury short of gas or tokens, after a reorg, stuck
+// in the mempool), forwards of converted deposits, sweeps with their gas, and what the operator sees.
+// The token's own logs, read from the node, are the count of what was sent: never the product's
+// records. Sweeps start at 5 tokens here. The tests share the chain and the treasury: they run in order.
 const CONFIRMATIONS = 3;
 const SWEEP_MIN = "5";
 const MASTER_KEY = HDKey.fromMasterSeed(new Uint8Array(64).fill(11)).privateExtendedKey;
