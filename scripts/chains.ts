@@ -1,13 +1,15 @@
 // npm run chains [-- --json]
 // The operator's view of each live network (SPEC §14): head and synced block, lag, the treasury's
-// address and its native and token balances. Uses the server's settings (CHAIN_*, the database, the
-// master key). Unswept deposits and pending sends are part of sending, which this version does not
-// do yet: they are reported as 0.
+// address and its native and token balances, and from the database the sends not yet final (and the
+// oldest one's age) and the completed deposits not yet swept. Uses the server's settings (CHAIN_*, the
+// database, the master key). What the database tells is null while a running server holds the
+// embedded one.
 import { parseArgs } from "node:util";
 import { erc20Abi, formatEther, formatUnits, type Address } from "viem";
 import { chainClient } from "../src/chain/clients.js";
 import { liveNetworks, type NetworkSettings } from "../src/chain/networks.js";
 import { cursorsOf } from "../src/chain/records.js";
+import { sendBacklog, type SendBacklog } from "../src/chain/send-records.js";
 import { treasuryAccount } from "../src/chain/treasury.js";
 import { loadConfig } from "../src/config.js";
 import { embeddedDataDir, openDatabase } from "../src/db/database.js";
@@ -25,8 +27,10 @@ type Report = {
   syncedBlock: number | null;
   lag: number | null;
   treasury: { address: Address; native: string | null; tokens: Record<string, string | null> };
-  unsweptDeposits: number;
-  pendingSends: number;
+  unsweptDeposits: number | null;
+  pendingSends: number | null;
+  /** Seconds since the oldest send not yet confirmed or failed was queued (null when none). */
+  oldestPendingSeconds: number | null;
 };
 
 const config = loadConfig();
@@ -34,12 +38,18 @@ const { values } = parseArgs({ options: { json: { type: "boolean", default: fals
 const masterKey = loadOrCreateMasterKey({ configured: config.custodianMasterKey, dataDir: config.dataDir, encryptionKey: config.encryptionKey });
 const treasury = treasuryAccount(masterKey).address;
 
-/** The synced blocks by chain id, from the database (undefined when the embedded one is held by a running server). */
-async function syncedBlocks(chainIds: number[]): Promise<Map<number, number> | undefined> {
+type FromDatabase = { synced: Map<number, number>; backlog: Map<number, SendBacklog> };
+
+/** The synced blocks and the sends' backlog by chain id, from the database (undefined when the embedded one is held by a running server). */
+async function fromDatabase(chainIds: number[]): Promise<FromDatabase | undefined> {
   try {
     const db = await openDatabase({ url: config.databaseUrl, embeddedDir: embeddedDataDir(config.dataDir), role: "tool", logger: createLogger("warn") });
     try {
-      return new Map((await cursorsOf(db.sql, chainIds)).map((cursor) => [cursor.chainId, Number(cursor.blockNumber)]));
+      const [cursors, backlog] = await Promise.all([cursorsOf(db.sql, chainIds), sendBacklog(db.sql, chainIds)]);
+      return {
+        synced: new Map(cursors.map((cursor) => [cursor.chainId, Number(cursor.blockNumber)])),
+        backlog: new Map(backlog.map((row) => [row.chainId, row])),
+      };
     } finally {
       await db.close();
     }
@@ -79,11 +89,13 @@ async function main() {
     return;
   }
   const chain = await Promise.all(networks.map((network) => fromChain(network).catch((err: Error) => err)));
-  const synced = await syncedBlocks(chain.flatMap((answer) => (answer instanceof Error ? [] : [answer.chainId])));
+  const database = await fromDatabase(chain.flatMap((answer) => (answer instanceof Error ? [] : [answer.chainId])));
   const reports: Report[] = networks.map((network, i) => {
     const answer = chain[i];
     const up = !(answer instanceof Error);
-    const syncedBlock = up ? (synced?.get(answer.chainId) ?? null) : null;
+    const syncedBlock = up ? (database?.synced.get(answer.chainId) ?? null) : null;
+    const backlog = up ? database?.backlog.get(answer.chainId) : undefined;
+    const oldest = backlog?.oldestCreatedAt ? new Date(backlog.oldestCreatedAt).getTime() : undefined;
     return {
       network: network.name,
       rpc: up ? "up" : "down",
@@ -94,8 +106,9 @@ async function main() {
       syncedBlock,
       lag: up && syncedBlock !== null ? answer.head - syncedBlock : null,
       treasury: { address: treasury, native: up ? answer.native : null, tokens: up ? answer.tokens : Object.fromEntries(Object.keys(network.tokens).map((symbol) => [symbol, null])) },
-      unsweptDeposits: 0,
-      pendingSends: 0,
+      unsweptDeposits: backlog?.unsweptDeposits ?? null,
+      pendingSends: backlog?.pending ?? null,
+      oldestPendingSeconds: oldest === undefined ? null : Math.max(0, (Date.now() - oldest) / 1000),
     };
   });
   if (values.json) {
@@ -104,13 +117,13 @@ async function main() {
   }
   // Why a synced block is missing: no chain id to look it up by, no access to the database, or no cursor yet.
   const syncedUnknown = (report: Report) =>
-    report.rpc === "down" ? "?" : synced ? "not started" : "? (the server holds the embedded database: GET /v1/networks)";
+    report.rpc === "down" ? "?" : database ? "not started" : "? (the server holds the embedded database: GET /v1/networks)";
   for (const report of reports) {
     const lines = [
       `${report.network}  chain ${report.chainId ?? "?"}  RPC ${report.rpc}${report.error ? ` (${report.error})` : ""}`,
       `  head ${report.headBlock ?? "?"}  synced ${report.syncedBlock ?? syncedUnknown(report)}  lag ${report.lag ?? "?"}  confirmations ${report.confirmations}`,
       `  treasury ${report.treasury.address}  native ${report.treasury.native ?? "?"}  ${Object.entries(report.treasury.tokens).map(([symbol, balance]) => `${symbol} ${balance ?? "?"}`).join("  ")}`,
-      `  unswept deposits ${report.unsweptDeposits}  pending sends ${report.pendingSends}`,
+      `  unswept deposits ${report.unsweptDeposits ?? "?"}  pending sends ${report.pendingSends ?? "?"}${report.oldestPendingSeconds === null ? "" : `  oldest pending ${report.oldestPendingSeconds.toFixed(0)} s`}`,
     ];
     process.stdout.write(`${lines.join("\n")}\n`);
   }

@@ -249,15 +249,23 @@ export class NetworkSender {
 
   private async signQueued(chainId: number) {
     const queued = await sendsIn(this.deps.sql, chainId, [SEND_STATUS.QUEUED], BATCH);
-    if (queued.length === 0) return;
-    const fees = await this.deps.client.estimateFeesPerGas();
-    const byAddress = new Map<Address, ChainSend[]>();
-    for (const send of queued) byAddress.set(send.fromAddress, [...(byAddress.get(send.fromAddress) ?? []), send]);
-    for (const [from, sends] of byAddress) await this.signFrom(chainId, from, sends, fees);
+    // The gauge counts the sends waiting at every sending address of the network (the treasury, deposit addresses).
+    const waiting: Record<WaitingFor, number> = { TOKENS: 0, GAS: 0 };
+    if (queued.length > 0) {
+      const fees = await this.deps.client.estimateFeesPerGas();
+      const byAddress = new Map<Address, ChainSend[]>();
+      for (const send of queued) byAddress.set(send.fromAddress, [...(byAddress.get(send.fromAddress) ?? []), send]);
+      for (const [from, sends] of byAddress) {
+        const waitingFrom = await this.signFrom(chainId, from, sends, fees);
+        waiting.TOKENS += waitingFrom.TOKENS.length;
+        waiting.GAS += waitingFrom.GAS.length;
+      }
+    }
+    for (const reason of ["TOKENS", "GAS"] as const) this.deps.metrics.sendsWaiting.set({ network: this.deps.network.name, reason }, waiting[reason]);
   }
 
-  /** The queued sends of one address, in order: those it can pay for get consecutive nonces and go out. */
-  private async signFrom(chainId: number, from: Address, queued: ChainSend[], fees: Fees) {
+  /** The queued sends of one address, in order: those it can pay for get consecutive nonces and go out; those that wait, returned. */
+  private async signFrom(chainId: number, from: Address, queued: ChainSend[], fees: Fees): Promise<Record<WaitingFor, ChainSend[]>> {
     const { client, sql } = this.deps;
     const [native, outstanding] = await Promise.all([client.getBalance({ address: from }), outstandingFrom(sql, chainId, from)]);
     let gasLeft = native;
@@ -315,7 +323,7 @@ export class NetworkSender {
       ready.push({ send, call, gasLimit });
     }
     await this.wait(waiting);
-    if (ready.length === 0) return;
+    if (ready.length === 0) return waiting;
 
     const account = await this.deps.signerFor(sql, from);
     // The chain's count covers transactions sent from this address by anyone; the stored one, those signed and not yet broadcast.
@@ -334,9 +342,10 @@ export class NetworkSender {
       return out;
     });
     await Promise.all(signed.map((send) => this.broadcast(send)));
+    return waiting;
   }
 
-  /** Sends that cannot go yet: logged once as they start waiting, counted in the metrics, retried every pass. */
+  /** Sends that cannot go yet: logged once as they start waiting, retried every pass. */
   private async wait(waiting: Record<WaitingFor, ChainSend[]>) {
     for (const reason of ["TOKENS", "GAS"] as const) {
       const sends = waiting[reason];
@@ -346,7 +355,6 @@ export class NetworkSender {
         const what = reason === "TOKENS" ? "the tokens" : "the native coin for gas";
         this.log.warn({ count: newly.length, from: newly[0].fromAddress, purposes: newly.slice(0, 10).map((send) => `${send.purpose}:${send.purposeId}`) }, `sends wait: the sending address lacks ${what}`);
       }
-      this.deps.metrics.sendsWaiting.set({ network: this.deps.network.name, reason }, sends.length);
     }
   }
 
