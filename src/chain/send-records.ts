@@ -131,7 +131,7 @@ const SIGN = `
   WHERE "id" = $1::uuid AND "status" = 'QUEUED' RETURNING 1 AS "signed"`;
 const REPLACE = `
   UPDATE "chain_sends" SET "transactionHash" = $2, "rawTransaction" = $3, "maxFeePerGas" = $4::numeric, "maxPriorityFeePerGas" = $5::numeric,
-    "broadcastAt" = NULL, "updatedAt" = now()
+    "broadcastAt" = now(), "updatedAt" = now()
   WHERE "id" = $1::uuid AND "status" IN ('SIGNED', 'SENT') RETURNING 1 AS "replaced"`;
 
 /** QUEUED → SIGNED at `nonce`: the transaction is stored (with its hash) before anything is broadcast. */
@@ -142,7 +142,12 @@ export async function markSigned(tx: Sql, id: string, nonce: bigint, signed: Sig
   return true;
 }
 
-/** A replacement at the same nonce, stored before its broadcast; the earlier ones stay known (any of them may be mined). */
+/**
+ * A replacement at the same nonce, stored before its broadcast; the earlier ones stay known (any of them may be
+ * mined). Its replacement clock starts now, broadcast or not: a node that refuses it (or a crash before its
+ * broadcast) leaves the earlier transaction in the pool, and the next bump comes CHAIN_REPLACE_AFTER_MS later,
+ * never once a pass.
+ */
 export async function markReplaced(tx: Sql, id: string, signed: SignedTransaction): Promise<boolean> {
   const values = [id, signed.hash, signed.raw, signed.maxFeePerGas.toString(), signed.maxPriorityFeePerGas.toString()];
   if ((await tx.query("chain_send_replace", REPLACE, values)).length === 0) return false;

@@ -189,9 +189,9 @@ export class NetworkSender {
     if (send.status !== SEND_STATUS.MINED || send.transactionHash !== hash || send.blockNumber !== receipt.blockNumber) {
       await this.inTx(async (tx, sql) => {
         if (!(await markMined(sql, send.id, hash, receipt.blockNumber))) return;
-        // A replacement (or the first, after a replacement was signed) was mined, or one whose broadcast was never
-        // recorded (a crash between the two): its owner's record follows it.
-        if (send.transactionHash !== hash || send.broadcastAt === null) await this.outcome(send)?.sent(tx, send, hash);
+        // Seen mined for the first time (perhaps before its broadcast was recorded: a crash between the two), or
+        // another of its transactions was mined (a replacement, or the first after one): its owner's record follows it.
+        if (send.status !== SEND_STATUS.MINED || send.transactionHash !== hash) await this.outcome(send)?.sent(tx, send, hash);
       });
     }
     if (head - receipt.blockNumber + 1n < BigInt(this.deps.network.confirmations)) return;
