@@ -3,7 +3,8 @@
 //     transfer every 50 ms, with CHAIN_POLL_MS as set;
 //   scan: 100,000 custodial addresses, 10,000 blocks holding 2,000 transfers (1,000 to custodial
 //     addresses), scanned from cold by a server started after them: time to all PENDING, blocks/s,
-//     logs/s, the watcher's database round trips per block, and the server's heap.
+//     logs/s, the watcher's database round trips per block, and the server's heap;
+//   sends: many USDC withdrawals requested at once, sent by the treasury (bench/chain-sends.ts).
 import { randomBytes } from "node:crypto";
 import { createClient } from "graphql-ws";
 import { getAddress, type Address } from "viem";
@@ -11,11 +12,12 @@ import WebSocket from "ws";
 import { deployToken, startAnvil, type Anvil, type Token } from "../test/support/chain.js";
 import { startApp } from "./app-server.js";
 import { Arrivals } from "./arrivals.js";
+import { benchSends, sendsSection } from "./chain-sends.js";
 import type { Started } from "./processes.js";
 import { markdownTable, ms, percentile, section } from "./report.js";
 import { newClient, withDatabase } from "./setup.js";
 
-export type ChainBenchOptions = { databaseUrl: string; transfers: number; pollMs: number; addresses: number; blocks: number; scanTransfers: number };
+export type ChainBenchOptions = { databaseUrl: string; transfers: number; pollMs: number; addresses: number; blocks: number; scanTransfers: number; sends: number };
 
 const METRICS_TOKEN = randomBytes(24).toString("hex");
 const randomAddress = () => getAddress(`0x${randomBytes(20).toString("hex")}`);
@@ -139,6 +141,7 @@ export async function benchChain(options: ChainBenchOptions): Promise<string> {
     await token.mint(sender, 10n ** 18n);
     const latencies = await detection(options, anvil, token, sender);
     const s = await scan(options, anvil, token, sender);
+    const sent = await benchSends({ databaseUrl: options.databaseUrl, sends: options.sends, pollMs: options.pollMs }, anvil, token);
     const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
     return [
       section(
@@ -154,6 +157,7 @@ export async function benchChain(options: ChainBenchOptions): Promise<string> {
         `Time from the server listening (process start to listening: ${s.startSeconds.toFixed(1)} s; writing the ${options.addresses} wallets: ${(s.addressesMs / 1000).toFixed(1)} s). ` +
           "The watcher holds no address set: recipients are matched by one `= ANY($1)` query per block range on the unique index of wallets.address.",
       ),
+      sendsSection({ databaseUrl: options.databaseUrl, sends: options.sends, pollMs: options.pollMs }, sent),
     ].join("");
   } finally {
     await anvil.stop();

@@ -3,7 +3,8 @@
 //   deposits: deposit completion → graphql-ws subscriber latency, many users and one hot user (baseline: LISTEN/NOTIFY round trip)
 //   websockets: server memory per idle graphql-ws connection (after connection_init)
 //   journals: ledger journal postings per second under concurrency (baseline: plain pg hot-row transactions)
-//   chain: against anvil, transfer mined → PENDING at a graphql-ws subscriber, and a cold scan of many blocks for many addresses
+//   chain: against anvil, transfer mined → PENDING at a graphql-ws subscriber, a cold scan of many blocks for many addresses,
+//     and many USDC withdrawals requested at once: request → PROCESSING, all mined, sends/s, nonces and transfers checked on chain
 // Settings: BENCH_ONLY (comma-separated parts, default all), BENCH_DATABASE_URL (default: a
 // `fintech_bench` database on 127.0.0.1:5432), BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_LOOKUP_ROUNDS (3),
 // BENCH_DEPOSITS (200 per row and round), BENCH_DEPOSIT_CONCURRENCY (10), BENCH_DEPOSIT_USERS (10), BENCH_DEPOSIT_ROUNDS (3), BENCH_JOURNAL_WORKERS (20),
@@ -13,7 +14,7 @@
 // part measures beside this one's: before/after in one run), BENCH_CLUSTER_WORKERS (2: the workers of
 // the clustered server whose REST and GraphQL lookups are measured beside the one-process server's),
 // BENCH_CHAIN_TRANSFERS (200), BENCH_CHAIN_POLL_MS (500: the server's CHAIN_POLL_MS), BENCH_CHAIN_ADDRESSES (100000),
-// BENCH_CHAIN_BLOCKS (10000), BENCH_CHAIN_SCAN_TRANSFERS (2000, half of them to custodial addresses).
+// BENCH_CHAIN_BLOCKS (10000), BENCH_CHAIN_SCAN_TRANSFERS (2000, half of them to custodial addresses), BENCH_CHAIN_SENDS (200).
 import { benchChain } from "./chain.js";
 import { benchDepositLatency } from "./deposit-latency.js";
 import { benchIdleWebSockets } from "./idle-websockets.js";
@@ -58,6 +59,7 @@ const parts: Record<string, () => Promise<string>> = {
       addresses: setting("BENCH_CHAIN_ADDRESSES", 100_000),
       blocks: setting("BENCH_CHAIN_BLOCKS", 10_000),
       scanTransfers: setting("BENCH_CHAIN_SCAN_TRANSFERS", 2000),
+      sends: setting("BENCH_CHAIN_SENDS", 200),
     }),
 };
 

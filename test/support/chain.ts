@@ -195,6 +195,8 @@ export type Token = {
   /** `from` (an unlocked account) sends `amount` base units to `to`; the hash once mined. */
   transfer(from: Address, to: Address, amount: bigint): Promise<Hash>;
   transferMany(from: Address, to: Address[], amounts: bigint[]): Promise<Hash>;
+  /** The owner pauses (every transfer then reverts) or unpauses the token. */
+  setPaused(paused: boolean): Promise<Hash>;
   balanceOf(owner: Address): Promise<bigint>;
   /** The token's Transfer logs to `to`, read from the node: the chain's own count, never the product's. */
   transfersTo(to: Address): Promise<{ transactionHash: Hash; logIndex: number; value: bigint }[]>;
@@ -220,6 +222,7 @@ export async function deployToken(anvil: Anvil, options: { name?: string; symbol
     mint: async (to, amount) => (await call(owner, "mint", [to, amount])).transactionHash,
     transfer: async (from, to, amount) => (await call(from, "transfer", [to, amount])).transactionHash,
     transferMany: async (from, to, amounts) => (await call(from, "transferMany", [to, amounts])).transactionHash,
+    setPaused: async (paused) => (await call(owner, "setPaused", [paused])).transactionHash,
     balanceOf: (who) => anvil.client.readContract({ address, abi: erc20Abi, functionName: "balanceOf", args: [who] }),
     async transfersTo(to) {
       const logs = await anvil.client.getLogs({ address, fromBlock: 0n, toBlock: "latest" });

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { Decimal } from "decimal.js";
 import { EventIds } from "../../src/events/ids.js";
+import { startCrashChain, type ChainFigures, type ChainRequest, type CrashChain } from "./crash-chain.js";
 import { userInput } from "./http.js";
 import { call, createScratchClient, createScratchDatabase, scratchServerEnv, startScratchServer, type Answer, type ScratchServer } from "./scratch-server.js";
 import { SHARED_SECRETS } from "./server-process.js";
@@ -14,7 +15,8 @@ import { SHARED_SECRETS } from "./server-process.js";
  * Crash safety, end to end: the real server as its own process on its own PostgreSQL database, mixed
  * money traffic (sandbox deposits that settle by themselves, USDC withdrawals, USDC→EUR conversions)
  * with an Idempotency-Key on every request, and webhook deliveries to two endpoints on a loopback
- * receiver that holds each send a while. The server is killed with SIGKILL at random moments (the first kill while a
+ * receiver that holds each send a while; with `chain`, also USDC withdrawals sent on a live BASE (an
+ * anvil, see crash-chain.ts), some of them while the token is paused. The server is killed with SIGKILL at random moments (the first kill while a
  * send is held), restarted, and finally every request is retried under its key. What must hold is
  * listed in `check`; each breach becomes one line of `problems`.
  */
@@ -27,6 +29,8 @@ export type CrashRunOptions = {
   /** Concurrent clients sending requests. */
   senders: number;
   users: number;
+  /** USDC withdrawals on a live BASE (an anvil) in the mix, and the token's logs checked at the end. */
+  chain?: boolean;
   log?: (line: string) => void;
 };
 
@@ -50,9 +54,20 @@ export type CrashReport = {
   problems: string[];
   /** Error lines the server logged (context for the problems). */
   serverErrors: string[];
+  /** With `chain`: the withdrawals sent on chain and the token's transfers. */
+  chain?: ChainFigures;
 };
 
-type Operation = { key: string; kind: "deposit" | "withdrawal" | "conversion"; userId: string; amount: string; path: string; body: Record<string, unknown> };
+type Operation = {
+  key: string;
+  kind: "deposit" | "withdrawal" | "conversion";
+  userId: string;
+  amount: string;
+  path: string;
+  body: Record<string, unknown>;
+  /** A withdrawal sent on chain: where it goes. */
+  onChain?: ChainRequest;
+};
 
 const USDC_ADDRESS = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48";
 const HOLD_MS = 300;
@@ -64,7 +79,9 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
   const database = await createScratchDatabase(options.databaseUrl, "crash");
   const receiver = await startReceiver();
   const dataDir = mkdtempSync(join(tmpdir(), "fintech-crash-run-"));
+  const chain: CrashChain | undefined = options.chain ? await startCrashChain() : undefined;
   const env = scratchServerEnv(database.url, dataDir, {
+    ...chain?.env,
     SANDBOX_SETTLE_MS: "400",
     RATE_LIMIT_PER_MINUTE: "1000000",
     WEBHOOK_DELIVERY: "on",
@@ -102,6 +119,11 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
       const key = `crash-${process.pid}-${sequence++}`;
       const pick = Math.random();
       if (pick < 0.4) return { key, kind: "deposit", userId, amount: "5", path: "/v1/sandbox/deposits", body: { userId, currency: "USDC", amount: "5" } };
+      if (chain && pick < 0.55) {
+        const onChain = { destination: chain.newDestination(), amount: "1.25" };
+        const body = { userId, amount: "1.25", walletAddress: onChain.destination, network: "BASE", chainId: chain.chainId };
+        return { key, kind: "withdrawal", userId, amount: "1.25", path: "/v1/withdrawals/usdc", body, onChain };
+      }
       if (pick < 0.7) {
         return { key, kind: "withdrawal", userId, amount: "1.25", path: "/v1/withdrawals/usdc", body: { userId, amount: "1.25", walletAddress: USDC_ADDRESS, network: "ETHEREUM", chainId: 1 } };
       }
@@ -110,6 +132,9 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
 
     for (let kill = 0; kill < options.kills; kill++) {
       const url = server.url;
+      // The middle round runs with the token paused: the sends signed then are refused (FAILED, reversed).
+      const paused = chain !== undefined && kill === Math.floor(options.kills / 2);
+      if (paused) await chain.setPaused(true);
       let sending = true;
       let answered!: () => void;
       const firstAnswer = new Promise<void>((resolve) => (answered = resolve));
@@ -129,6 +154,7 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
       else await sleep(1000 + Math.random() * options.maxRunMs);
       server.child.kill("SIGKILL");
       await server.exited;
+      if (paused) await chain.setPaused(false);
       sending = false;
       await Promise.all(senders);
       log(`kill ${kill + 1}: ${operations.length} requests so far, ${operations.length - firstAnswers.size} without an answer`);
@@ -160,8 +186,18 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
     try {
       log("waiting for deposits to settle");
       await waitFor(async () => Number((await db.query(`SELECT count(*) FROM deposits WHERE status = 'PENDING'`)).rows[0].count) === 0, 30_000);
+      if (chain) {
+        log("mining until every send on chain is confirmed or failed");
+        await chain.settle(db, 120_000);
+      }
       log("checking money, then waiting for deliveries");
       problems.push(...(await checkMoney(db, server.url, headers, operations, retries)));
+      const onChain = chain ? await chain.check(db, chainRequests(operations, retries)) : undefined;
+      if (onChain) {
+        log(`on chain: ${JSON.stringify(onChain.figures)}`);
+        problems.push(...onChain.problems);
+        if (onChain.figures.failed === 0) problems.push("chain: no withdrawal failed while the token was paused");
+      }
       const delivered = await waitForDeliveries(db, receiver, 60_000);
       log(`${delivered.pairs - delivered.undelivered} of ${delivered.pairs} (event, endpoint) pairs delivered; ${delivered.failedUnsent} failed unsent`);
       problems.push(...delivered.problems);
@@ -180,6 +216,7 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
         deliveryDelayMs: delivered.delayMs,
         problems,
         serverErrors: serverErrors.splice(0),
+        chain: onChain?.figures,
       };
     } finally {
       await db.end();
@@ -190,9 +227,19 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
       await server.exited;
     }
     await receiver.close();
+    await chain?.stop();
     await database.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The withdrawals asked for on chain, with the reference of those the final answer created. */
+function chainRequests(operations: Operation[], answers: Map<string, Answer>): ChainRequest[] {
+  return operations.flatMap((op) => {
+    if (!op.onChain) return [];
+    const answer = answers.get(op.key);
+    return [{ ...op.onChain, reference: answer && answer.status < 300 ? String(answer.body.reference) : undefined }];
+  });
 }
 
 /**
@@ -216,11 +263,14 @@ async function checkMoney(db: pg.Client, url: string, headers: Record<string, st
   if (settledTwice.rowCount) problems.push(`deposits settled twice: ${settledTwice.rows.map((r) => r.referenceId).join(", ")}`);
   const open = await db.query(`SELECT count(*) FROM deposits WHERE status <> 'COMPLETED'`);
   if (Number(open.rows[0].count)) problems.push(`${open.rows[0].count} deposits did not complete`);
+  // A withdrawal refused on chain came back (WITHDRAWAL_REVERSAL): it takes nothing from the balance.
+  const failed = new Set((await db.query(`SELECT reference FROM withdrawals WHERE status = 'FAILED'`)).rows.map((r) => r.reference as string));
+  const kept = (op: Operation) => !failed.has(String(answers.get(op.key)!.body.reference));
 
   for (const userId of new Set(operations.map((op) => op.userId))) {
     const mine = (kind: Operation["kind"]) => succeeded(kind).filter((op) => op.userId === userId);
     const sum = (list: Operation[], pick: (op: Operation) => Decimal.Value) => list.reduce((total, op) => total.plus(pick(op)), new Decimal(0));
-    const usdc = sum(mine("deposit"), (op) => op.amount).minus(sum(mine("withdrawal"), (op) => op.amount)).minus(sum(mine("conversion"), (op) => op.amount));
+    const usdc = sum(mine("deposit"), (op) => op.amount).minus(sum(mine("withdrawal").filter(kept), (op) => op.amount)).minus(sum(mine("conversion"), (op) => op.amount));
     const eur = sum(mine("conversion"), (op) => answers.get(op.key)!.body.convertedAmount);
     const balances = await call(url, "POST", "/graphql", headers, { query: `query ($id: ID!) { user(id: $id) { balances { currency balance } } }`, variables: { id: userId } });
     const held = Object.fromEntries((balances.body.data?.user?.balances ?? []).map((b: { currency: string; balance: string }) => [b.currency, new Decimal(b.balance)]));
