@@ -1,10 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Decimal } from "decimal.js";
-import { execFile } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
 import type { Address, Hex } from "viem";
 import { HDKey, hdKeyToAccount } from "viem/accounts";
 import { ledgerOf, postWebhook } from "./support/deposits.js";
@@ -13,7 +8,7 @@ import { createUser, gql, rest } from "./support/http.js";
 import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
 import { subscriptionsOf } from "./support/subscriptions.js";
 import { startTcpProxy, type TcpProxy } from "./support/tcp-proxy.js";
-import { deployToken, liveBaseEnv, startAnvil, type Anvil, type Token } from "./support/chain.js";
+import { chainsReport, deployToken, liveBaseEnv, startAnvil, type Anvil, type Token } from "./support/chain.js";
 
 // A live BASE on a real anvil (behind a TCP proxy, so one test can take the RPC away), with our
 // token as its USDC, three confirmations and a 100 ms poll. Runs on both databases.
@@ -171,16 +166,8 @@ describe("custody", () => {
     const treasury = hdKeyToAccount(master, { accountIndex: 1, addressIndex: 0 }).address;
     await anvil.rpc("anvil_setBalance", [treasury, "0xde0b6b3a7640000"]);
     await token.mint(treasury, units("5.5"));
-    const run = await promisify(execFile)(join(process.cwd(), "node_modules/.bin/tsx"), ["scripts/chains.ts", "--json"], {
-      env: {
-        PATH: process.env.PATH,
-        ...chainEnv(),
-        CUSTODIAN_MASTER_KEY: MASTER_KEY,
-        DATA_DIR: mkdtempSync(join(tmpdir(), "fintech-chains-")),
-        ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
-      },
-    });
-    const [base] = JSON.parse(run.stdout);
+    const run = await chainsReport({ ...chainEnv(), CUSTODIAN_MASTER_KEY: MASTER_KEY });
+    const [base] = run.networks;
     const head = Number(await anvil.client.getBlockNumber());
     expect(base).toMatchObject({ network: "BASE", rpc: "up", chainId: anvil.chainId, confirmations: CONFIRMATIONS, treasury: { address: treasury, native: "1", tokens: { USDC: "5.5" } } });
     expect(base.headBlock).toBeGreaterThanOrEqual(head);

@@ -1,17 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Decimal } from "decimal.js";
-import { execFile } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
 import { erc20Abi, formatUnits, parseEventLogs, type Address, type Hash } from "viem";
 import { sendFor, type ChainSend, type SendPurpose } from "../src/chain/send-records.js";
 import { expectedConversion, ledgerOf, newVirtualAccount, simulateDeposit } from "./support/deposits.js";
 import { createUser, gql, rest } from "./support/http.js";
 import { fund } from "./support/ledger.js";
 import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
-import { deployToken, freshAddress, liveBaseEnv, startAnvil, testCustody, type Anvil, type Token } from "./support/chain.js";
+import { chainsReport, deployToken, freshAddress, liveBaseEnv, startAnvil, testCustody, type Anvil, type Token } from "./support/chain.js";
 import { until } from "./support/until.js";
 
 // Sends on a live BASE (a real anvil, our own token as its USDC, three confirmations, a 100 ms poll),
@@ -150,19 +145,8 @@ async function chainDeposit(userId: string, address: Address, amount: string) {
 const sweepIdsOf = async (depositIds: string[]) =>
   (await server.app.db.prisma.chainDeposit.findMany({ where: { depositId: { in: depositIds } }, select: { sweepId: true } })).map((row) => row.sweepId);
 
-/** `npm run chains -- --json` against this anvil and the test's database (on the embedded one, a fresh empty one of its own). */
-async function chainsReport() {
-  const run = await promisify(execFile)(join(process.cwd(), "node_modules/.bin/tsx"), ["scripts/chains.ts", "--json"], {
-    env: {
-      PATH: process.env.PATH,
-      ...chainEnv(),
-      CUSTODIAN_MASTER_KEY: MASTER_KEY,
-      DATA_DIR: mkdtempSync(join(tmpdir(), "fintech-chains-")),
-      ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
-    },
-  });
-  return JSON.parse(run.stdout)[0];
-}
+/** `npm run chains -- --json` against this anvil: BASE's report. */
+const chainsReportOfBase = async () => (await chainsReport({ ...chainEnv(), CUSTODIAN_MASTER_KEY: MASTER_KEY })).networks[0];
 
 describe("withdrawals on a live network", () => {
   it("go PENDING → PROCESSING with the transaction's hash → COMPLETED at the confirmation depth, as one transfer of the exact amount", async () => {
@@ -422,7 +406,7 @@ describe("the operator's view", () => {
       await sleep(1_100);
       const tokens = formatUnits(await token.balanceOf(TREASURY), 6);
 
-      const report = await chainsReport();
+      const report = await chainsReportOfBase();
       expect(report).toMatchObject({ network: "BASE", rpc: "up", treasury: { address: TREASURY, native: "0", tokens: { USDC: tokens } } });
       if (testDatabaseUrl) {
         expect(report.pendingSends).toBeGreaterThanOrEqual(3);

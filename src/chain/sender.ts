@@ -4,6 +4,7 @@ import { prismaSql, type Sql, type SqlDatabase } from "../db/sql.js";
 import { inTransaction, type Tx } from "../db/transaction.js";
 import type { Logger } from "../logger.js";
 import type { ChainMetrics } from "./metrics.js";
+import { PassLoop } from "./pass-loop.js";
 import type { ChainSettings, NetworkSettings } from "./networks.js";
 import { releaseLease, takeLease } from "./records.js";
 import {
@@ -58,7 +59,6 @@ export type SenderDeps = {
 
 /** Sends looked at per pass, per state (the rest wait for the next pass). */
 const BATCH = 500;
-const MAX_BACKOFF_MS = 30_000;
 
 /**
  * One live network's sender. Every CHAIN_POLL_MS (and at once when this instance queues a send),
@@ -76,63 +76,37 @@ const MAX_BACKOFF_MS = 30_000;
 export class NetworkSender {
   private chainId?: number;
   private decimals = new Map<Address, number>();
-  private timer?: NodeJS.Timeout;
-  private running: Promise<void> = Promise.resolve();
-  private stopped = true;
-  private busy = false;
-  private again = false;
-  private failures = 0;
   private leading = false;
+  private readonly loop: PassLoop;
   private readonly log: Logger;
 
   constructor(private readonly deps: SenderDeps) {
     this.log = deps.logger.child({ network: deps.network.name, role: "sender" });
+    this.loop = new PassLoop({
+      pollMs: deps.settings.pollMs,
+      pass: () => this.tick(),
+      succeeded: (afterFailures) => {
+        if (afterFailures > 0) this.log.info({ failures: afterFailures }, "chain sender recovered");
+      },
+      failed: (err, failures) => {
+        deps.metrics.senderErrors.inc({ network: deps.network.name });
+        if (failures === 1 || failures % 10 === 0) this.log.warn({ err: shortError(err), failures }, "chain sender pass failed; retrying with back-off");
+      },
+    });
   }
 
   start() {
-    this.stopped = false;
-    this.schedule(0);
+    this.loop.start();
   }
 
   async stop() {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
     if (this.leading && this.chainId !== undefined) await releaseLease(this.deps.sql, this.chainId, "sender", this.deps.holder).catch(() => undefined);
   }
 
   /** Something was queued here: a pass now (or right after the one running). */
   nudge() {
-    if (this.stopped) return;
-    if (this.busy) this.again = true;
-    else this.schedule(0);
-  }
-
-  private schedule(delayMs: number) {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      const started = Date.now();
-      this.busy = true;
-      this.again = false;
-      this.running = this.tick()
-        .then(() => {
-          if (this.failures > 0) this.log.info({ failures: this.failures }, "chain sender recovered");
-          this.failures = 0;
-        })
-        .catch((err) => {
-          this.failures++;
-          this.deps.metrics.senderErrors.inc({ network: this.deps.network.name });
-          if (this.failures === 1 || this.failures % 10 === 0) this.log.warn({ err: shortError(err), failures: this.failures }, "chain sender pass failed; retrying with back-off");
-        })
-        .finally(() => {
-          this.busy = false;
-          if (this.stopped) return;
-          const { pollMs } = this.deps.settings;
-          if (this.failures > 0) this.schedule(Math.min(MAX_BACKOFF_MS, pollMs * 2 ** Math.min(this.failures, 10)));
-          else this.schedule(this.again ? 0 : Math.max(0, pollMs - (Date.now() - started)));
-        });
-    }, delayMs);
-    this.timer.unref();
+    this.loop.nudge();
   }
 
   private get leaseMs() {
@@ -142,7 +116,7 @@ export class NetworkSender {
   private async tick(): Promise<void> {
     const { client, sql, settings } = this.deps;
     if (!settings.watcher) {
-      this.stopped = true;
+      this.loop.halt();
       return;
     }
     this.chainId ??= await client.getChainId();

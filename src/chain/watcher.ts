@@ -6,6 +6,7 @@ import type { DepositService } from "../deposits/service.js";
 import type { Logger } from "../logger.js";
 import type { TokenSymbol } from "../providers/chains.js";
 import type { ChainMetrics } from "./metrics.js";
+import { PassLoop } from "./pass-loop.js";
 import { chainProvider, type ChainSettings, type NetworkSettings } from "./networks.js";
 import {
   dueDeposits,
@@ -34,7 +35,6 @@ const MAX_AMOUNT = new Decimal("1e20");
 const KEPT_MARGIN = 32n;
 /** Deposits completed or failed per transaction batch of one pass. */
 const SETTLE_BATCH = 200;
-const MAX_BACKOFF_MS = 30_000;
 
 export type WatcherDeps = {
   network: NetworkSettings;
@@ -71,11 +71,8 @@ type Match = { owner: { clientId: string; userId: string }; symbol: TokenSymbol;
 export class NetworkWatcher {
   private chainId?: number;
   private decimals = new Map<Address, number>();
-  private timer?: NodeJS.Timeout;
-  private running: Promise<void> = Promise.resolve();
-  private stopped = false;
-  private failures = 0;
   private leading = false;
+  private readonly loop: PassLoop;
   private readonly tokens: { symbol: TokenSymbol; address: Address }[];
   private readonly provider: string;
   private readonly log: Logger;
@@ -84,45 +81,34 @@ export class NetworkWatcher {
     this.tokens = Object.entries(deps.network.tokens).map(([symbol, address]) => ({ symbol: symbol as TokenSymbol, address: address as Address }));
     this.provider = chainProvider(deps.network.name);
     this.log = deps.logger.child({ network: deps.network.name });
+    const labels = { network: deps.network.name };
+    this.loop = new PassLoop({
+      pollMs: deps.settings.pollMs,
+      pass: () =>
+        this.tick().catch((err) => {
+          if (!(err instanceof ChainMoved)) throw err;
+          this.log.info({ reason: err.message }, "chain moved during the pass; starting over");
+        }),
+      succeeded: (afterFailures) => {
+        if (afterFailures > 0) this.log.info({ failures: afterFailures }, "chain watcher recovered");
+        deps.metrics.rpcUp.set(labels, 1);
+      },
+      failed: (err, failures) => {
+        deps.metrics.rpcUp.set(labels, 0);
+        deps.metrics.errors.inc(labels);
+        // The first failure and then one in ten: a dead RPC must not flood the log.
+        if (failures === 1 || failures % 10 === 0) this.log.warn({ err, failures }, "chain watcher pass failed; retrying with back-off");
+      },
+    });
   }
 
   start() {
-    this.stopped = false;
-    this.schedule(0);
+    this.loop.start();
   }
 
   async stop() {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
     if (this.leading && this.chainId !== undefined) await releaseLease(this.deps.sql, this.chainId, "watcher", this.deps.holder).catch(() => undefined);
-  }
-
-  private schedule(delayMs: number) {
-    this.timer = setTimeout(() => {
-      const started = Date.now();
-      this.running = this.tick()
-        .then(() => {
-          if (this.failures > 0) this.log.info({ failures: this.failures }, "chain watcher recovered");
-          this.failures = 0;
-          this.deps.metrics.rpcUp.set({ network: this.deps.network.name }, 1);
-        })
-        .catch((err) => {
-          if (err instanceof ChainMoved) return this.log.info({ reason: err.message }, "chain moved during the pass; starting over");
-          this.failures++;
-          this.deps.metrics.rpcUp.set({ network: this.deps.network.name }, 0);
-          this.deps.metrics.errors.inc({ network: this.deps.network.name });
-          // The first failure and then one in ten: a dead RPC must not flood the log.
-          if (this.failures === 1 || this.failures % 10 === 0) this.log.warn({ err, failures: this.failures }, "chain watcher pass failed; retrying with back-off");
-        })
-        .finally(() => {
-          if (this.stopped) return;
-          const { pollMs } = this.deps.settings;
-          // Heads are read every CHAIN_POLL_MS from the start of one pass to the next (a pass's own time is not added).
-          this.schedule(this.failures === 0 ? Math.max(0, pollMs - (Date.now() - started)) : Math.min(MAX_BACKOFF_MS, pollMs * 2 ** Math.min(this.failures, 10)));
-        });
-    }, delayMs);
-    this.timer.unref();
   }
 
   private get leaseMs() {
@@ -139,7 +125,7 @@ export class NetworkWatcher {
     }
     // An instance that does not watch (CHAIN_WATCHER=off) only needed the chain id, for what it answers.
     if (!this.deps.settings.watcher) {
-      this.stopped = true;
+      this.loop.halt();
       return;
     }
     const chainId = this.chainId;
@@ -156,7 +142,7 @@ export class NetworkWatcher {
       await recordHead(sql, chainId, head);
     }
     // Behind the head: range after range without waiting for the next poll, until caught up.
-    while (cursor.blockNumber < head && !this.stopped) {
+    while (cursor.blockNumber < head && !this.loop.halted) {
       cursor = await this.scan(chainId, cursor, head);
       this.report(head, cursor);
       if (cursor.blockNumber < head) {
@@ -336,7 +322,7 @@ export class NetworkWatcher {
           const counter = detached ? this.deps.metrics.depositsFailed : this.deps.metrics.depositsCredited;
           counter.inc({ network: this.deps.network.name }, settled.length);
         }
-        if (due.length < SETTLE_BATCH || this.stopped) break;
+        if (due.length < SETTLE_BATCH || this.loop.halted) break;
       }
     }
   }

@@ -1,6 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { promisify } from "node:util";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { testDatabaseUrl } from "./server.js";
 import { createInterface } from "node:readline";
 import {
   createPublicClient,
@@ -256,3 +260,20 @@ export function testCustody(seedByte = 11): { masterKey: string; treasury: Addre
 
 /** A fresh address (nothing was ever sent to it). */
 export const freshAddress = (): Address => hdKeyToAccount(HDKey.fromMasterSeed(crypto.getRandomValues(new Uint8Array(32)))).address;
+
+/**
+ * `npm run chains -- --json` with this env, against the tests' database (on the embedded one, a fresh
+ * empty one of its own). Its JSON is read field by field by the tests' expectations.
+ */
+export async function chainsReport(env: Record<string, string>): Promise<{ stdout: string; networks: Record<string, any>[] }> {
+  const run = await promisify(execFile)(join(import.meta.dirname, "../../node_modules/.bin/tsx"), ["scripts/chains.ts", "--json"], {
+    cwd: join(import.meta.dirname, "../.."),
+    env: {
+      PATH: process.env.PATH,
+      ...env,
+      DATA_DIR: mkdtempSync(join(tmpdir(), "fintech-chains-")),
+      ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
+    },
+  });
+  return { stdout: run.stdout, networks: JSON.parse(run.stdout) };
+}
