@@ -479,3 +479,23 @@ describe("a send stuck in the mempool", () => {
     }
   });
 });
+
+describe("an address that cannot send", () => {
+  it("a sweep from an address the master key does not derive cannot be signed, and holds up no withdrawal queued after it", async () => {
+    const { userId, address: derived } = await custodialUser();
+    const foreign = freshAddress();
+    await server.app.db.prisma.wallet.update({ where: { address: derived }, data: { address: foreign } });
+    await chainDeposit(userId, foreign, "6");
+    const sweep = await until(
+      () => server.app.db.prisma.chainSend.findFirst({ where: { purpose: "SWEEP", fromAddress: foreign, status: "QUEUED" } }),
+      "the sweep queued",
+    );
+    const to = freshAddress();
+    const created = await withdraw(await fundedUser("5"), 2, to);
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const completed = await mineUntil(created.body.reference, "COMPLETED");
+    expect(await transfersOf({ to })).toEqual([{ transactionHash: completed.transactionHash, value: units("2") }]);
+    expect(await transfersOf({ from: foreign })).toEqual([]);
+    expect(await server.app.db.prisma.chainSend.findUnique({ where: { id: sweep.id } })).toMatchObject({ status: "QUEUED" });
+  });
+});

@@ -59,6 +59,8 @@ export type SenderDeps = {
 
 /** Sends looked at per pass, per state (the rest wait for the next pass). */
 const BATCH = 500;
+/** Broadcasts recorded per database transaction. */
+const RECORD_BATCH = 100;
 
 /**
  * One live network's sender. Every CHAIN_POLL_MS (and at once when this instance queues a send),
@@ -77,6 +79,8 @@ export class NetworkSender {
   private chainId?: number;
   private decimals = new Map<Address, number>();
   private leading = false;
+  /** Addresses whose sends failed to sign (each warned of once). */
+  private readonly unsendable = new Set<Address>();
   private readonly loop: PassLoop;
   private readonly log: Logger;
 
@@ -191,20 +195,37 @@ export class NetworkSender {
   }
 
   /** Broadcasts the send's current transaction; recorded SENT (and its owner told) once the node has it. */
-  private async broadcast(send: ChainSend) {
-    try {
-      await this.deps.client.sendRawTransaction({ serializedTransaction: send.rawTransaction! });
-    } catch (err) {
-      if (!isAlreadyIn(err)) {
-        this.deps.metrics.senderErrors.inc({ network: this.deps.network.name });
-        this.log.warn({ purpose: send.purpose, purposeId: send.purposeId, transactionHash: send.transactionHash, err: shortError(err) }, "broadcast refused; retrying on the next pass");
-        return;
-      }
+  private broadcast(send: ChainSend) {
+    return this.broadcastAll([send]);
+  }
+
+  /**
+   * Broadcasts these sends' transactions (one JSON-RPC batch), then records those the node took in
+   * a few database transactions rather than one each. A send whose record fails stays SIGNED or SENT
+   * and is broadcast and recorded again by the next pass (the node answers "already known").
+   */
+  private async broadcastAll(sends: ChainSend[]) {
+    const taken = await Promise.all(
+      sends.map(async (send) => {
+        try {
+          await this.deps.client.sendRawTransaction({ serializedTransaction: send.rawTransaction! });
+          return true;
+        } catch (err) {
+          if (isAlreadyIn(err)) return true;
+          this.deps.metrics.senderErrors.inc({ network: this.deps.network.name });
+          this.log.warn({ purpose: send.purpose, purposeId: send.purposeId, transactionHash: send.transactionHash, err: shortError(err) }, "broadcast refused; retrying on the next pass");
+          return false;
+        }
+      }),
+    );
+    const accepted = sends.filter((_, i) => taken[i]);
+    for (let i = 0; i < accepted.length; i += RECORD_BATCH) {
+      const batch = accepted.slice(i, i + RECORD_BATCH);
+      await this.inTx(async (tx, sql) => {
+        for (const send of batch) if (await markSent(sql, send.id)) await this.outcome(send)?.sent(tx, send, send.transactionHash!);
+      });
+      for (const send of batch) this.deps.metrics.sendsBroadcast.inc({ network: this.deps.network.name, purpose: send.purpose });
     }
-    await this.inTx(async (tx, sql) => {
-      if (await markSent(sql, send.id)) await this.outcome(send)?.sent(tx, send, send.transactionHash!);
-    });
-    this.deps.metrics.sendsBroadcast.inc({ network: this.deps.network.name, purpose: send.purpose });
   }
 
   /** Not mined in time: the same call at the same nonce, with fees at least 12.5% higher, stored first, then broadcast. */
@@ -230,7 +251,13 @@ export class NetworkSender {
       const byAddress = new Map<Address, ChainSend[]>();
       for (const send of queued) byAddress.set(send.fromAddress, [...(byAddress.get(send.fromAddress) ?? []), send]);
       for (const [from, sends] of byAddress) {
-        const waitingFrom = await this.signFrom(chainId, from, sends, fees);
+        // One address that cannot send (its RPC calls failing, a key the master key does not derive) holds up no other.
+        const waitingFrom = await this.signFrom(chainId, from, sends, fees).catch((err: unknown) => {
+          this.deps.metrics.senderErrors.inc({ network: this.deps.network.name });
+          if (!this.unsendable.has(from)) this.log.warn({ from, err: shortError(err) }, "sends from this address cannot be signed now; retrying on the next passes");
+          this.unsendable.add(from);
+          return { TOKENS: [], GAS: [] };
+        });
         waiting.TOKENS += waitingFrom.TOKENS.length;
         waiting.GAS += waitingFrom.GAS.length;
       }
@@ -315,7 +342,7 @@ export class NetworkSender {
       await setNonce(tx, chainId, from, nonce);
       return out;
     });
-    await Promise.all(signed.map((send) => this.broadcast(send)));
+    await this.broadcastAll(signed);
     return waiting;
   }
 
