@@ -8,6 +8,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // One migrated embedded database for the run, which each test server starts from.
+    globalSetup: ["./test/support/embedded-snapshot.ts"],
     // Two cores here: more files at once only queue.
     maxWorkers: 2,
     // The default report, then one line per skipped group saying why (test/support/requirements.ts).
