@@ -51,6 +51,8 @@ export type AppOptions = {
   logger: Logger;
   /** Tests use an in-memory embedded database; the server keeps it under DATA_DIR. */
   embeddedDir?: string;
+  /** A migrated embedded database to start from (tests; see DatabaseOptions). */
+  embeddedSnapshot?: Blob;
   /** Replaces some providers (tests use this to make an external party fail). */
   providers?: Partial<Providers>;
   /** How long a webhook receiver has to answer (default 10 s; tests shorten it). */
@@ -59,10 +61,11 @@ export type AppOptions = {
   resolveHost?: ResolveHost;
 };
 
-export async function buildApp({ config, logger, embeddedDir, providers: overrides, webhookTimeoutMs, resolveHost }: AppOptions): Promise<App> {
+export async function buildApp({ config, logger, embeddedDir, embeddedSnapshot, providers: overrides, webhookTimeoutMs, resolveHost }: AppOptions): Promise<App> {
   const db = await openDatabase({
     url: config.databaseUrl,
     embeddedDir: embeddedDir ?? embeddedDataDir(config.dataDir),
+    embeddedSnapshot,
     logger,
   });
   // Commands fail at once while Redis is unreachable (no queue to wait in): the rate limits then count in memory.

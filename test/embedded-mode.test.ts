@@ -8,7 +8,8 @@ import { startServerProcess, SHARED_SECRETS, type ServerProcess } from "./suppor
 
 // These tests are about the embedded database: every process gets an explicit environment without
 // DATABASE_URL, so they run on PGlite under a temporary DATA_DIR whatever TEST_DATABASE_URL says.
-// Each test starts several processes (a few seconds each, more on a busy machine): hence the long timeouts.
+// Each test starts several processes (a few seconds each, more on a busy machine): hence the long
+// timeouts, and the checks that can share a process run share it.
 
 const run = promisify(execFile);
 const temporaryDirs: string[] = [];
@@ -59,25 +60,14 @@ function expectPrivate(dir: string) {
   expect(loose).toEqual([]);
 }
 
-describe("embedded database: one process holds the data directory", { timeout: 120_000 }, () => {
-  it("client:create goes through the running server: its key works at once and after a restart", async () => {
+describe("embedded database: one process holds the data directory, kept private", { timeout: 120_000 }, () => {
+  it("client:create goes through the running server (its key works at once and after a restart); a second server is refused, naming the holder; DATA_DIR and everything in it stay 0700 (directories) / 0600 (files), while running and after", async () => {
     const dataDir = newDataDir();
     let server = await serverOn(dataDir);
     try {
-      const apiKey = await createClient(dataDir);
-      expect(await keyWorks(server, apiKey)).toBe(true);
-      await server.stop();
-      server = await serverOn(dataDir);
-      expect(await keyWorks(server, apiKey)).toBe(true);
-    } finally {
-      await server.stop();
-    }
-  });
+      expect(modesUnder(dataDir).length).toBeGreaterThan(100);
+      expectPrivate(dataDir);
 
-  it("refuses a second server on the same data directory, naming the holder", async () => {
-    const dataDir = newDataDir();
-    const server = await serverOn(dataDir);
-    try {
       const failure = await serverOn(dataDir).then(
         (second) => second.stop().then(() => "a second server started"),
         (err: Error) => err.message,
@@ -85,14 +75,26 @@ describe("embedded database: one process holds the data directory", { timeout: 1
       expect(failure).toContain(`in use by pid ${holderOf(dataDir).pid}`);
       expect(failure).toMatch(/\(server: .*src\/main\.ts, started \d{4}-\d\d-\d\dT/);
       expect(await fetch(`${server.url}/readyz`).then((res) => res.status)).toBe(200);
+
+      const apiKey = await createClient(dataDir);
+      expect(await keyWorks(server, apiKey)).toBe(true);
+      await server.stop();
+      expectPrivate(dataDir);
+      server = await serverOn(dataDir);
+      expect(await keyWorks(server, apiKey)).toBe(true);
     } finally {
       await server.stop();
     }
   });
 
-  it("client:create opens the database itself when no server runs, and the server then accepts the key", async () => {
+  it("client:create opens the database itself when no server runs, tightening a data directory left open to others, and the server then accepts the key", async () => {
     const dataDir = newDataDir();
+    mkdirSync(dataDir, { mode: 0o755 });
+    chmodSync(dataDir, 0o755);
+    writeFileSync(join(dataDir, "jwt.secret"), SHARED_SECRETS.JWT_SECRET, { mode: 0o644 });
+    chmodSync(join(dataDir, "jwt.secret"), 0o644);
     const apiKey = await createClient(dataDir);
+    expectPrivate(dataDir);
     const server = await serverOn(dataDir);
     try {
       expect(await keyWorks(server, apiKey)).toBe(true);
@@ -119,29 +121,5 @@ describe("embedded database: one process holds the data directory", { timeout: 1
     } finally {
       await server.stop();
     }
-  });
-});
-
-describe("embedded database: the data directory is private", { timeout: 120_000 }, () => {
-  it("keeps DATA_DIR and everything in it 0700 (directories) / 0600 (files), while running and after", async () => {
-    const dataDir = newDataDir();
-    const server = await serverOn(dataDir);
-    try {
-      expect(modesUnder(dataDir).length).toBeGreaterThan(100);
-      expectPrivate(dataDir);
-    } finally {
-      await server.stop();
-    }
-    expectPrivate(dataDir);
-  });
-
-  it("tightens a data directory left open to others", async () => {
-    const dataDir = newDataDir();
-    mkdirSync(dataDir, { mode: 0o755 });
-    chmodSync(dataDir, 0o755);
-    writeFileSync(join(dataDir, "jwt.secret"), SHARED_SECRETS.JWT_SECRET, { mode: 0o644 });
-    chmodSync(join(dataDir, "jwt.secret"), 0o644);
-    await createClient(dataDir);
-    expectPrivate(dataDir);
   });
 });

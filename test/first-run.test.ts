@@ -25,22 +25,20 @@ function printedKey(server: ServerProcess): string {
   return keys[0]!;
 }
 
-// Each test starts server processes that migrate a new embedded database (seconds each, more on a busy machine).
+// The test starts server processes that migrate a new embedded database (seconds each, more on a busy machine).
+// The starts share one data directory: the second start is the one after the first.
 describe("the first start on a new embedded database", { timeout: 120_000 }, () => {
-  it("prints one API key with a curl line, and the key works at once", async () => {
-    const server = await start(mkdtempSync(join(tmpdir(), "fintech-first-run-")));
+  it("prints one API key with a curl line, and the key works at once; the next start prints no new key, and the first key still works", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "fintech-first-run-"));
+    const server = await start(dataDir);
     const key = printedKey(server);
     expect(server.output.join("\n")).toContain(`curl -s ${server.url}/v1/api-keys -H 'x-api-key: ${key}'`);
 
     const res = await fetch(`${server.url}/v1/api-keys`, { headers: { "x-api-key": key } });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual([expect.objectContaining({ prefix: key.split(".")[0], revokedAt: null })]);
-  });
 
-  it("prints no new key on the next start, and the first key still works", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "fintech-first-run-"));
-    const key = printedKey(await start(dataDir));
-    await running!.stop();
+    await server.stop();
     const again = await start(dataDir);
     expect(printedKeys(again).size).toBe(0);
     expect((await fetch(`${again.url}/v1/api-keys`, { headers: { "x-api-key": key } })).status).toBe(200);

@@ -6,9 +6,10 @@ import { buildApp, type App, type AppOptions } from "../../src/app.js";
 import { createClientWithKey } from "../../src/clients/service.js";
 import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/logger.js";
+import { embeddedSnapshot } from "./embedded-snapshot.js";
+import { testDatabaseUrl } from "./test-database.js";
 
-/** The database the tests run on: PostgreSQL when TEST_DATABASE_URL/DATABASE_URL is set, else embedded. */
-export const testDatabaseUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || undefined;
+export { testDatabaseUrl };
 
 export type TestServer = {
   app: App;
@@ -48,7 +49,7 @@ export async function startServer(
     ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
     ...options.env,
   });
-  const app = await buildApp({ config, logger: createLogger(config.logLevel, sink), embeddedDir: "memory://", providers: options.providers,
+  const app = await buildApp({ config, logger: createLogger(config.logLevel, sink), embeddedDir: "memory://", embeddedSnapshot: await embeddedSnapshot(), providers: options.providers,
     webhookTimeoutMs: options.webhookTimeoutMs,
     resolveHost: options.resolveHost,
   });
