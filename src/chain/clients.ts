@@ -1,4 +1,4 @@
-import { createPublicClient, http, type PublicClient } from "viem";
+import { createPublicClient, erc20Abi, http, type Address, type PublicClient } from "viem";
 import type { ChainSettings, NetworkSettings } from "./networks.js";
 
 /**
@@ -12,4 +12,18 @@ export function chainClient(network: NetworkSettings, settings: Pick<ChainSettin
   return createPublicClient({
     transport: http(network.rpcUrl, { timeout: settings.rpcTimeoutMs, retryCount: 1, retryDelay: 250, batch: { batchSize: 200, wait: 0 } }),
   });
+}
+
+/** Each token's decimals, read from its contract once per process (a contract's decimals never change); a failed read is tried again. */
+export function tokenDecimals(client: PublicClient): (token: Address) => Promise<number> {
+  const known = new Map<Address, Promise<number>>();
+  return (token) => {
+    let decimals = known.get(token);
+    if (!decimals) {
+      decimals = client.readContract({ address: token, abi: erc20Abi, functionName: "decimals" });
+      known.set(token, decimals);
+      decimals.catch(() => known.delete(token));
+    }
+    return decimals;
+  };
 }

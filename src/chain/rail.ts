@@ -5,7 +5,7 @@ import type { Sql, SqlDatabase } from "../db/sql.js";
 import type { DepositService } from "../deposits/service.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../logger.js";
-import { chainClient } from "./clients.js";
+import { chainClient, tokenDecimals } from "./clients.js";
 import type { LiveNetworks } from "./live.js";
 import type { ChainMetrics } from "./metrics.js";
 import type { NetworkMode, NetworkSettings } from "./networks.js";
@@ -84,7 +84,7 @@ export class ChainRail {
         holder,
         onChainId: (chainId) => deps.networks.learnt(network.name, chainId),
       });
-      const decimals = new Map<Address, number>();
+      const decimalsOf = tokenDecimals(client);
       const sweeps = new Sweeps({
         network: network.name,
         client,
@@ -92,7 +92,7 @@ export class ChainRail {
         treasury: deps.signers.treasury.address,
         sweepMin: settings.sweepMin,
         logger: deps.logger.child({ network: network.name }),
-        decimalsOf: async (token) => decimals.get(token) ?? decimals.set(token, await client.readContract({ address: token, abi: erc20Abi, functionName: "decimals" })).get(token)!,
+        decimalsOf,
       });
       const sender = new NetworkSender({
         network,
@@ -100,13 +100,14 @@ export class ChainRail {
         settings,
         prisma: deps.prisma,
         sql: deps.sql,
+        decimalsOf,
         signerFor: (sql, address) => deps.signers.signerFor(sql, address),
         outcomes: this.outcomes,
         // Neither a sweep nor a gauge may hold up a withdrawal: their failures are logged, and the pass goes on.
         beforeSigning: async (chainId) => {
           const log = deps.logger.child({ network: network.name });
           await sweeps.plan(chainId).catch((err: Error) => log.warn({ err: err.message }, "sweep planning failed; retrying on the next pass"));
-          await this.report(network, client, chainId).catch((err: Error) => log.debug({ err: err.message }, "chain gauges not updated"));
+          await this.report(network, client, decimalsOf, chainId).catch((err: Error) => log.debug({ err: err.message }, "chain gauges not updated"));
         },
         needsGas: (tx, send, wei) => sweeps.fundGas(tx, send, wei),
         metrics: deps.metrics,
@@ -149,7 +150,7 @@ export class ChainRail {
   }
 
   /** The operator's gauges, set by the sender's holder each pass: the backlog of sends, unswept deposits, the treasury's balances. */
-  private async report(network: NetworkSettings, client: ReturnType<typeof chainClient>, chainId: number) {
+  private async report(network: NetworkSettings, client: ReturnType<typeof chainClient>, decimalsOf: (token: Address) => Promise<number>, chainId: number) {
     const { metrics, signers } = this.deps;
     const labels = { network: network.name };
     const treasury = signers.treasury.address;
@@ -160,7 +161,7 @@ export class ChainRail {
         Object.entries(network.tokens).map(async ([symbol, address]) => {
           const [balance, decimals] = await Promise.all([
             client.readContract({ address: address as Address, abi: erc20Abi, functionName: "balanceOf", args: [treasury] }),
-            client.readContract({ address: address as Address, abi: erc20Abi, functionName: "decimals" }),
+            decimalsOf(address as Address),
           ]);
           return { symbol, balance: Number(formatUnits(balance, decimals)) };
         }),

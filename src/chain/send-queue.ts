@@ -2,7 +2,7 @@ import type { Address } from "viem";
 import type { Sql } from "../db/sql.js";
 import { badInput } from "../errors.js";
 import type { LiveNetworks } from "./live.js";
-import { queueSend, sendFor, type ChainSend } from "./send-records.js";
+import { queueSend } from "./send-records.js";
 
 /** A transfer of a user's money out of the treasury: a withdrawal, or the forward of a converted deposit. */
 export type OutgoingTransfer = {
@@ -42,10 +42,5 @@ export class SendQueue {
   /** After the queueing transaction committed: the sender on this instance looks at once (others at their next poll). */
   nudge() {
     this.deps.onQueued();
-  }
-
-  /** The send that carries a purpose, if one was queued (a withdrawal on a live network has one). */
-  sendFor(sql: Sql, purpose: OutgoingTransfer["purpose"], purposeId: string): Promise<ChainSend | undefined> {
-    return sendFor(sql, purpose, purposeId);
   }
 }

@@ -25,7 +25,7 @@ import {
   type SendPurpose,
   type WaitingFor,
 } from "./send-records.js";
-import { bumpedFees, InexactAmount, isAlreadyIn, isRevert, shortError, signTransfer, transferCall, withMargin, type Fees, type TransferCall } from "./transactions.js";
+import { baseUnits, bumpedFees, InexactAmount, isAlreadyIn, isRevert, shortError, signTransfer, transferCall, withMargin, type Fees, type TransferCall } from "./transactions.js";
 
 /**
  * What a send means to the room that asked for it, each step in the transaction that records it:
@@ -45,6 +45,8 @@ export type SenderDeps = {
   settings: ChainSettings;
   prisma: PrismaClient;
   sql: SqlDatabase;
+  /** A token's decimals (src/chain/clients.ts: read once). */
+  decimalsOf(token: Address): Promise<number>;
   /** The key that signs for an address the platform holds (the treasury, a deposit address). */
   signerFor(sql: Sql, address: Address): Promise<LocalAccount>;
   outcomes: SendOutcomes;
@@ -77,7 +79,6 @@ const RECORD_BATCH = 100;
  */
 export class NetworkSender {
   private chainId?: number;
-  private decimals = new Map<Address, number>();
   private leading = false;
   /** Addresses whose sends failed to sign (each warned of once). */
   private readonly unsendable = new Set<Address>();
@@ -377,17 +378,12 @@ export class NetworkSender {
     return inTransaction(this.deps.prisma, (tx) => work(tx, prismaSql(tx)));
   }
 
-  private async decimalsOf(token: Address | null): Promise<number> {
-    if (token === null) return 18;
-    let decimals = this.decimals.get(token);
-    if (decimals === undefined) {
-      decimals = await this.deps.client.readContract({ address: token, abi: erc20Abi, functionName: "decimals" });
-      this.decimals.set(token, decimals);
-    }
-    return decimals;
+  /** A token's decimals; native coin (null) has 18. */
+  private decimalsOf(token: Address | null): Promise<number> {
+    return token === null ? Promise.resolve(18) : this.deps.decimalsOf(token);
   }
 
   private async units(amount: string, token: Address | null): Promise<bigint> {
-    return transferCall({ tokenAddress: token, toAddress: "0x0000000000000000000000000000000000000000", amount }, await this.decimalsOf(token)).units;
+    return baseUnits(amount, await this.decimalsOf(token));
   }
 }

@@ -4,7 +4,6 @@ import {
   erc20Abi,
   ExecutionRevertedError,
   keccak256,
-  parseEther,
   parseUnits,
   type Address,
   type Hex,
@@ -18,15 +17,17 @@ export type TransferCall = { to: Address; data?: Hex; value: bigint; units: bigi
 /** An amount with more decimals than its token has cannot be sent exactly: refused, never rounded. */
 export class InexactAmount extends Error {}
 
+/** An amount in whole units as the token's base units (`decimals`; 18 for native coin), exactly. */
+export function baseUnits(amount: string, decimals: number): bigint {
+  const [, fraction = ""] = amount.split(".");
+  if (fraction.replace(/0+$/, "").length > decimals) throw new InexactAmount(`${amount} has more than the token's ${decimals} decimals`);
+  return parseUnits(amount, decimals);
+}
+
 /** The call that carries `send`, its amount in the token's base units (`decimals`; 18 for native coin). */
 export function transferCall(send: Pick<ChainSend, "tokenAddress" | "toAddress" | "amount">, decimals: number): TransferCall {
-  const [, fraction = ""] = send.amount.split(".");
-  if (fraction.replace(/0+$/, "").length > decimals) throw new InexactAmount(`${send.amount} has more than the token's ${decimals} decimals`);
-  if (send.tokenAddress === null) {
-    const units = parseEther(send.amount);
-    return { to: send.toAddress, value: units, units };
-  }
-  const units = parseUnits(send.amount, decimals);
+  const units = baseUnits(send.amount, decimals);
+  if (send.tokenAddress === null) return { to: send.toAddress, value: units, units };
   return { to: send.tokenAddress, data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [send.toAddress, units] }), value: 0n, units };
 }
 
