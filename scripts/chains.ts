@@ -7,7 +7,7 @@
 import { parseArgs } from "node:util";
 import { erc20Abi, formatEther, formatUnits, type Address } from "viem";
 import { chainClient } from "../src/chain/clients.js";
-import { liveNetworks, type NetworkSettings } from "../src/chain/networks.js";
+import { chainNetworks, type NetworkSettings } from "../src/chain/networks.js";
 import { cursorsOf } from "../src/chain/records.js";
 import { sendBacklog, type SendBacklog } from "../src/chain/send-records.js";
 import { treasuryAccount } from "../src/chain/treasury.js";
@@ -19,6 +19,8 @@ import { loadOrCreateMasterKey } from "../src/providers/custodian.js";
 
 type Report = {
   network: string;
+  /** The client mode the network serves: live (CHAIN_RPC_URL_*) or test (CHAIN_TEST_RPC_URL_*). */
+  mode: "live" | "test";
   rpc: "up" | "down";
   error?: string;
   chainId: number | null;
@@ -36,7 +38,8 @@ type Report = {
 const config = loadConfig();
 const { values } = parseArgs({ options: { json: { type: "boolean", default: false } } });
 const masterKey = loadOrCreateMasterKey({ configured: config.custodianMasterKey, dataDir: config.dataDir, encryptionKey: config.encryptionKey });
-const treasury = treasuryAccount(masterKey).address;
+const treasuries = { live: treasuryAccount(masterKey, "live").address, test: treasuryAccount(masterKey, "test").address };
+const modeOfNetwork = (network: NetworkSettings) => (network.livemode ? "live" : "test");
 
 type FromDatabase = { synced: Map<number, number>; backlog: Map<number, SendBacklog> };
 
@@ -61,6 +64,7 @@ async function fromDatabase(chainIds: number[]): Promise<FromDatabase | undefine
 
 async function fromChain(network: NetworkSettings) {
   const client = chainClient(network, config.chain);
+  const treasury = treasuries[modeOfNetwork(network)];
   const [chainId, head, native, tokens] = await Promise.all([
     client.getChainId(),
     client.getBlockNumber(),
@@ -83,9 +87,9 @@ async function fromChain(network: NetworkSettings) {
 }
 
 async function main() {
-  const networks = liveNetworks(config.chain);
+  const networks = chainNetworks(config.chain);
   if (networks.length === 0) {
-    process.stdout.write(values.json ? "[]\n" : "No live network: set CHAIN_RPC_URL_<NETWORK> to make one live (README, Going live on a network).\n");
+    process.stdout.write(values.json ? "[]\n" : "No network on a chain: set CHAIN_RPC_URL_<NETWORK> (live mode) or CHAIN_TEST_RPC_URL_<NETWORK> (test mode; npm run devnet).\n");
     return;
   }
   const chain = await Promise.all(networks.map((network) => fromChain(network).catch((err: Error) => err)));
@@ -98,6 +102,7 @@ async function main() {
     const oldest = backlog?.oldestCreatedAt ? new Date(backlog.oldestCreatedAt).getTime() : undefined;
     return {
       network: network.name,
+      mode: modeOfNetwork(network),
       rpc: up ? "up" : "down",
       ...(up ? {} : { error: answer.message.split("\n")[0] }),
       chainId: up ? answer.chainId : null,
@@ -105,7 +110,7 @@ async function main() {
       headBlock: up ? answer.head : null,
       syncedBlock,
       lag: up && syncedBlock !== null ? answer.head - syncedBlock : null,
-      treasury: { address: treasury, native: up ? answer.native : null, tokens: up ? answer.tokens : Object.fromEntries(Object.keys(network.tokens).map((symbol) => [symbol, null])) },
+      treasury: { address: treasuries[modeOfNetwork(network)], native: up ? answer.native : null, tokens: up ? answer.tokens : Object.fromEntries(Object.keys(network.tokens).map((symbol) => [symbol, null])) },
       unsweptDeposits: backlog?.unsweptDeposits ?? null,
       pendingSends: backlog?.pending ?? null,
       oldestPendingSeconds: oldest === undefined ? null : Math.max(0, (Date.now() - oldest) / 1000),
@@ -120,7 +125,7 @@ async function main() {
     report.rpc === "down" ? "?" : database ? "not started" : "? (the server holds the embedded database: GET /v1/networks)";
   for (const report of reports) {
     const lines = [
-      `${report.network}  chain ${report.chainId ?? "?"}  RPC ${report.rpc}${report.error ? ` (${report.error})` : ""}`,
+      `${report.network} [${report.mode} mode]  chain ${report.chainId ?? "?"}  RPC ${report.rpc}${report.error ? ` (${report.error})` : ""}`,
       `  head ${report.headBlock ?? "?"}  synced ${report.syncedBlock ?? syncedUnknown(report)}  lag ${report.lag ?? "?"}  confirmations ${report.confirmations}`,
       `  treasury ${report.treasury.address}  native ${report.treasury.native ?? "?"}  ${Object.entries(report.treasury.tokens).map(([symbol, balance]) => `${symbol} ${balance ?? "?"}`).join("  ")}`,
       `  unswept deposits ${report.unsweptDeposits ?? "?"}  pending sends ${report.pendingSends ?? "?"}${report.oldestPendingSeconds === null ? "" : `  oldest pending ${report.oldestPendingSeconds.toFixed(0)} s`}`,

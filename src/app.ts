@@ -172,8 +172,10 @@ export async function buildApp({ config, logger, embeddedDir, embeddedSnapshot, 
     get url() {
       return url;
     },
-    start() {
-      return new Promise((resolve, reject) => {
+    async start() {
+      // A chain configured for both test and live mode refuses the start (those whose RPC answers in time; the others when they do).
+      await services.chain.assertModesApart();
+      return new Promise<string>((resolve, reject) => {
         httpServer.once("error", reject);
         httpServer.listen(config.port, config.host, () => {
           const address = httpServer.address();

@@ -6,6 +6,10 @@
 export const ERROR_CODES = {
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
+  /** A sandbox helper or simulation asked for in live mode (SPEC §15). */
+  TEST_MODE_ONLY: 403,
+  /** A test-mode credential on a server whose test mode is off (SANDBOX=false). */
+  TEST_MODE_DISABLED: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   BAD_USER_INPUT: 400,

@@ -7,6 +7,7 @@ import type { Events } from "./pubsub/events.js";
 import type { Mailer } from "./providers/mailer.js";
 import type { BusinessMetrics } from "./metrics/metrics.js";
 import { AuthService } from "./auth/service.js";
+import { defaultMode } from "./clients/modes.js";
 import { CredentialCache } from "./auth/credential-cache.js";
 import { CredentialWatch } from "./auth/credential-watch.js";
 import { ApiKeyService } from "./keys/service.js";
@@ -81,10 +82,13 @@ export function createServices(deps: ServiceDeps) {
   const cardAuthorizations = new CardAuthorizationService({ prisma: deps.prisma, users, ledger, spending: cardSpending, ttlMs });
   const eventIds = new EventIds(deps.config.encryptionKey);
   const depositRoom = depositServices(deps, { users, ledger, wallets, virtualAccounts, conversion });
-  const withdrawals = new WithdrawalService({ prisma: deps.prisma, users, ledger, metrics: deps.metrics, sends: depositRoom.sends, chainIdOf: (network) => depositRoom.chain.chainIdOf(network) });
+  const withdrawals = new WithdrawalService({ prisma: deps.prisma, users, ledger, metrics: deps.metrics, sends: depositRoom.sends, chainIdOf: (mode, network) => depositRoom.chain.chainIdOf(mode, network) });
   depositRoom.chain.handle("WITHDRAWAL", withdrawals.chainOutcome);
   depositRoom.chain.handle("FORWARD", new ForwardOutcome({ ledger }));
-  const auth = new AuthService({ prisma: deps.prisma, keys, credentials, mailer: deps.mailer, logger: deps.logger, secret: deps.config.jwtSecret });
+  const auth = new AuthService({ prisma: deps.prisma, keys, credentials, mailer: deps.mailer, logger: deps.logger, secret: deps.config.jwtSecret,
+    sandbox: deps.config.sandbox,
+    sessionMode: deps.config.sandbox ? defaultMode(deps.config.env === "production") : "live",
+  });
   return {
     config: deps.config,
     events: deps.events,
@@ -150,7 +154,7 @@ function depositServices(
 ) {
   const networks = new LiveNetworks(deps.config.chain);
   const signers = new Signers(deps.masterKey);
-  const sends = new SendQueue({ networks, treasury: signers.treasury.address, onQueued: () => chain.nudge() });
+  const sends = new SendQueue({ networks, treasury: { live: signers.treasury.live.address, test: signers.treasury.test.address }, onQueued: () => chain.nudge() });
   const deposits = new DepositService({
     prisma: deps.prisma,
     sql: deps.sql,
@@ -173,15 +177,15 @@ function depositServices(
     virtualAccounts: domain.virtualAccounts,
     logger: deps.logger,
     metrics: deps.metrics,
-    // Its chain events are the sandbox's: a live network's deposits come from the chain alone.
-    liveNetworkFor: (chainId) => chain.liveNetworkFor(chainId),
+    // Its chain events are the sandbox's: an on-chain network's deposits come from the chain alone.
+    networkFor: (mode, chainId) => chain.networkFor(mode, chainId),
   });
   const sandboxDeposits = new SandboxDeposits({
     prisma: deps.prisma,
     ...domain,
     deposits,
     deliver: webhookFeed(webhooks, secretFor),
-    liveNetworkFor: (chainId) => chain.liveNetworkFor(chainId),
+    networkFor: (mode, chainId) => chain.networkFor(mode, chainId),
   });
   return { deposits, webhooks, sandboxDeposits, chain, sends };
 }

@@ -83,7 +83,7 @@ describe("an entry and its effect commit together", () => {
 
   it("a transaction that fails after writing leaves neither its effect nor a succeeded entry; one that commits leaves both", async () => {
     const tenant = await newTenant(server);
-    const caller: AuthenticatedClient = { clientId: tenant.clientId, method: "API_KEY", credentialId: randomUUID(), permissions: null };
+    const caller: AuthenticatedClient = { clientId: tenant.clientId, mode: "test", accountId: tenant.clientId, method: "API_KEY", credentialId: randomUUID(), permissions: null };
     const scopeFor = (): AuditScope => ({
       entry: server.app.services.audit.entry(caller, "createUser", { transport: "rest", credentials: {}, ip: "127.0.0.1", requestId: randomUUID() }),
       open: true,

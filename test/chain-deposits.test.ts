@@ -34,7 +34,7 @@ beforeAll(async () => {
   await otherToken.mint(sender, 1_000_000_000_000n);
   proxy = await startTcpProxy({ host: "127.0.0.1", port: Number(new URL(anvil.url).port) });
   server = await startServer({ env: { ...chainEnv(), CUSTODIAN_MASTER_KEY: MASTER_KEY } });
-  tenant = await newTenant(server);
+  tenant = await newTenant(server, "live");
   await until(async () => (await networks()).find((n) => n.network === "BASE")?.syncedBlock != null, "the watcher to start");
 }, 60_000);
 

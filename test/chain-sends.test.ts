@@ -30,8 +30,8 @@ beforeAll(async () => {
   await token.mint(anvil.accounts[1], units("1000")); // the outside sender of the chain deposits
   await anvil.setBalance(TREASURY, 100n * ETH);
   server = await startServer({ env: { ...chainEnv(), CUSTODIAN_MASTER_KEY: MASTER_KEY } });
-  tenant = await newTenant(server);
-  await until(async () => server.app.services.chain.chainIdOf("BASE") !== undefined, "the RPC's chain id");
+  tenant = await newTenant(server, "live");
+  await until(async () => server.app.services.chain.chainIdOf("live", "BASE") !== undefined, "the RPC's chain id");
 }, 60_000);
 
 const chainEnv = () => liveBaseEnv(anvil, token, { CHAIN_CONFIRMATIONS_BASE: String(CONFIRMATIONS), CHAIN_REPLACE_AFTER_MS: "600000", CHAIN_SWEEP_MIN: SWEEP_MIN });
@@ -443,8 +443,8 @@ describe("a send stuck in the mempool", () => {
   beforeAll(async () => {
     await server.stop();
     server = await startServer({ env: { ...chainEnv(), CHAIN_REPLACE_AFTER_MS: "1000", CUSTODIAN_MASTER_KEY: MASTER_KEY } });
-    tenant = await newTenant(server);
-    await until(async () => server.app.services.chain.chainIdOf("BASE") !== undefined, "the RPC's chain id");
+    tenant = await newTenant(server, "live");
+    await until(async () => server.app.services.chain.chainIdOf("live", "BASE") !== undefined, "the RPC's chain id");
   }, 60_000);
 
   it("is replaced at its nonce with a higher fee; once mined it completes with the mined hash, as one transfer", async () => {

@@ -1,5 +1,10 @@
-/** The two credential headers, as they arrive over HTTP or in a websocket `connection_init` payload. */
-export type Credentials = { apiKey?: string; jwt?: string };
+import { MODE_HEADER } from "../clients/modes.js";
+
+/**
+ * The two credential headers, as they arrive over HTTP or in a websocket `connection_init` payload, and
+ * the mode a session names for its request (`x-mode`; an API key carries its own).
+ */
+export type Credentials = { apiKey?: string; jwt?: string; mode?: string };
 
 type FetchHeaders = { get(name: string): string | null };
 type HeaderBag = Record<string, unknown> | FetchHeaders | undefined | null;
@@ -15,7 +20,7 @@ function read(bag: HeaderBag, name: string): string | undefined {
 }
 
 export function credentialsFrom(bag: HeaderBag): Credentials {
-  return { apiKey: read(bag, "x-api-key"), jwt: read(bag, "x-client-auth") };
+  return { apiKey: read(bag, "x-api-key"), jwt: read(bag, "x-client-auth"), mode: read(bag, MODE_HEADER) };
 }
 
 /** graphql-ws clients put the headers either at the top of the payload or under `headers`. */
@@ -23,5 +28,5 @@ export function credentialsFromConnectionParams(params: Record<string, unknown> 
   const nested = params?.headers;
   const fromNested = credentialsFrom(typeof nested === "object" ? (nested as Record<string, unknown>) : undefined);
   const fromTop = credentialsFrom(params);
-  return { apiKey: fromTop.apiKey ?? fromNested.apiKey, jwt: fromTop.jwt ?? fromNested.jwt };
+  return { apiKey: fromTop.apiKey ?? fromNested.apiKey, jwt: fromTop.jwt ?? fromNested.jwt, mode: fromTop.mode ?? fromNested.mode };
 }

@@ -12,6 +12,8 @@ import type { AuthenticatedClient } from "./authenticated-client.js";
 import type { CredentialCache } from "./credential-cache.js";
 import type { Credentials } from "./credentials.js";
 import { SessionTokens } from "./jwt.js";
+import { isMode, MODE_HEADER, type Mode } from "../clients/modes.js";
+import { findOrCreateBusiness, tenantOf } from "../clients/service.js";
 import { assertMayRequestCode, assertMayVerify, OTP_MAX_ATTEMPTS, OTP_TTL_MS, OTP_WINDOW_MS, type RecentCode } from "./otp-limits.js";
 
 /** How a credential ended: revoked (an API key revoked, a session logged out) or past its end (an expiry, a rolled key's grace). */
@@ -37,6 +39,10 @@ export class AuthService {
       mailer: Mailer;
       logger: Logger;
       secret: string;
+      /** Test mode is on (SANDBOX): off, test credentials are refused. */
+      sandbox: boolean;
+      /** A session's request naming no mode acts in this one. */
+      sessionMode: Mode;
     },
   ) {
     this.tokens = new SessionTokens(deps.secret);
@@ -95,11 +101,8 @@ export class AuthService {
       data: { consumedAt: new Date() },
     });
     if (consumed.count !== 1) throw rejected();
-    const client = await this.deps.prisma.client.upsert({
-      where: { email },
-      create: { email, name: pending.name },
-      update: {},
-    });
+    // The session signs in as the business (its test tenant's id); each request names its mode.
+    const { test: client } = await findOrCreateBusiness(this.deps.prisma, { email, name: pending.name });
     const sessionId = randomUUID();
     const { token, expiresAt } = await this.tokens.sign(client.id, sessionId);
     await this.deps.prisma.session.create({ data: { id: sessionId, clientId: client.id, expiresAt } });
@@ -113,22 +116,37 @@ export class AuthService {
    * before anything else runs for the caller.
    */
   async authenticate(credentials: Credentials, ip: string): Promise<AuthenticatedClient> {
-    const { jwt, apiKey } = credentials;
-    if (jwt) return this.deps.credentials.remember(`jwt:${jwt}`, () => this.verifySession(jwt));
-    if (!apiKey) throw unauthenticated("Missing credentials: send x-api-key or x-client-auth");
-    const credential = await this.deps.credentials.remember(`key:${apiKey}`, () => this.verifyApiKey(apiKey));
+    const credential = await this.resolve(credentials);
     if (credential.allowedIps && !credential.allowedIps.allows(ip)) throw new AppError("FORBIDDEN", "This API key may not be used from this address");
+    if (credential.mode === "test" && !this.deps.sandbox) {
+      throw new AppError("TEST_MODE_DISABLED", "Test mode is off on this server (SANDBOX=false): use a live API key, or x-mode: live with a session");
+    }
     return credential;
   }
 
-  private async verifySession(jwt: string): Promise<AuthenticatedClient> {
+  private async resolve({ jwt, apiKey, mode: named }: Credentials): Promise<AuthenticatedClient> {
+    if (named !== undefined && !isMode(named)) throw new AppError("BAD_USER_INPUT", `${MODE_HEADER} must be test or live`, { param: MODE_HEADER });
+    if (jwt) {
+      const mode = named ?? this.deps.sessionMode;
+      return this.deps.credentials.remember(`jwt:${mode}:${jwt}`, () => this.verifySession(jwt, mode));
+    }
+    if (!apiKey) throw unauthenticated("Missing credentials: send x-api-key or x-client-auth");
+    const credential = await this.deps.credentials.remember(`key:${apiKey}`, () => this.verifyApiKey(apiKey));
+    if (named !== undefined && named !== credential.mode) {
+      throw new AppError("FORBIDDEN", `This API key acts in ${credential.mode} mode only; ${MODE_HEADER} names ${named}`, { param: MODE_HEADER });
+    }
+    return credential;
+  }
+
+  private async verifySession(jwt: string, mode: Mode): Promise<AuthenticatedClient> {
     const claims = await this.tokens.verify(jwt);
     if (!claims) throw unauthenticated("Invalid or expired token");
-    const session = await this.deps.prisma.session.findUnique({ where: { id: claims.sessionId } });
+    const session = await this.deps.prisma.session.findUnique({ where: { id: claims.sessionId }, include: { client: true } });
     if (!session || session.revokedAt || session.clientId !== claims.clientId || session.expiresAt <= new Date()) {
       throw unauthenticated("Invalid or expired token");
     }
-    return { clientId: claims.clientId, method: "JWT", credentialId: session.id, expiresAt: session.expiresAt, permissions: null };
+    const tenant = await tenantOf(this.deps.prisma, session.client, mode);
+    return { clientId: tenant.id, mode, accountId: tenant.accountId, method: "JWT", credentialId: session.id, expiresAt: session.expiresAt, permissions: null };
   }
 
   private async verifyApiKey(apiKey: string): Promise<AuthenticatedClient> {
@@ -136,6 +154,8 @@ export class AuthService {
     if (!key) throw unauthenticated("Invalid, revoked or expired API key");
     return {
       clientId: key.clientId,
+      mode: key.mode,
+      accountId: key.accountId,
       method: "API_KEY",
       credentialId: key.apiKeyId,
       expiresAt: key.expiresAt ?? undefined,

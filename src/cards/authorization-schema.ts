@@ -1,6 +1,6 @@
 import { badInput } from "../errors.js";
 import { builder } from "../graphql/builder.js";
-import { clientIdOf, requireSandbox } from "../graphql/context.js";
+import { clientIdOf, requireTestMode } from "../graphql/context.js";
 import { checkIdCursors } from "../graphql/cursors.js";
 import { CurrencyEnum } from "../ledger/currency-schema.js";
 import { NEWEST_FIRST_RECORDS } from "../ledger/service.js";
@@ -77,7 +77,7 @@ builder.mutationFields((t) => ({
     description: "Sandbox: an authorization at the user's card. PENDING holds the amount on USD available; DECLINED (no card, or too little available) holds nothing.",
     args: { input: t.arg({ type: SimulateCardAuthorizationInput, required: true }) },
     resolve: async (_query, _root, args, ctx) => {
-      requireSandbox(ctx);
+      await requireTestMode(ctx);
       return ctx.services.cardAuthorizations.authorize(await clientIdOf(ctx), args.input);
     },
   }),
@@ -87,7 +87,7 @@ builder.mutationFields((t) => ({
     description: "Sandbox: captures a PENDING authorization for amount (at most the authorized amount; all of it by default): the hold is released and a CARD_DEBIT posted. CONFLICT from any other status.",
     args: { id: t.arg.id({ required: true }), amount: t.arg({ type: "Decimal" }) },
     resolve: async (_query, _root, args, ctx) => {
-      requireSandbox(ctx);
+      await requireTestMode(ctx);
       return ctx.services.cardAuthorizations.capture(await clientIdOf(ctx), args.id, args.amount);
     },
   }),
@@ -97,7 +97,7 @@ builder.mutationFields((t) => ({
     description: "Sandbox: reverses a PENDING authorization, releasing its hold. CONFLICT from any other status.",
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_query, _root, args, ctx) => {
-      requireSandbox(ctx);
+      await requireTestMode(ctx);
       return ctx.services.cardAuthorizations.reverse(await clientIdOf(ctx), args.id);
     },
   }),

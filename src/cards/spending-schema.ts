@@ -1,5 +1,5 @@
 import { builder } from "../graphql/builder.js";
-import { clientIdOf, requireSandbox } from "../graphql/context.js";
+import { clientIdOf, requireTestMode } from "../graphql/context.js";
 
 const SimulateCardTransactionInput = builder.inputType("SimulateCardTransactionInput", {
   fields: (t) => ({
@@ -16,7 +16,7 @@ builder.mutationFields((t) => ({
     description: "Sandbox: a settled card DEBIT against the user's USD balance (the user must have a card).",
     args: { input: t.arg({ type: SimulateCardTransactionInput, required: true }) },
     resolve: async (_query, _root, args, ctx) => {
-      requireSandbox(ctx);
+      await requireTestMode(ctx);
       return ctx.services.cardSpending.settleDebit(await clientIdOf(ctx), args.input);
     },
   }),

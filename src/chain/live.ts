@@ -1,41 +1,66 @@
 import type { Address } from "viem";
+import type { Mode } from "../clients/modes.js";
 import type { TokenSymbol } from "../providers/chains.js";
-import type { ChainSettings, NetworkSettings } from "./networks.js";
+import { chainNetworks, networkLabel, type ChainSettings, type NetworkSettings } from "./networks.js";
+
+/** A live-mode network and a test-mode network turned out to be one chain: neither may move money. */
+export class ChainModesConflict extends Error {
+  constructor(chainId: number, networks: NetworkSettings[]) {
+    super(`chain id ${chainId} is configured for both modes (${networks.map(networkLabel).join(" and ")}): one chain cannot serve test and live mode`);
+    this.name = "ChainModesConflict";
+  }
+}
 
 /**
- * The live networks of this deployment and the chain id each one's RPC reported (learnt in the
+ * The networks of this deployment that are on a chain, for each client mode (live chains for live
+ * mode, test chains for test mode), and the chain id each one's RPC reported (learnt in the
  * background by its watcher). What the rest of the product asks of the chain room without calling
- * the chain: is this network live, what is its chain id, which contract is this token there.
+ * the chain: is this network on a chain in this mode, what is its chain id, which contract is this token.
  */
 export class LiveNetworks {
-  private readonly chainIds = new Map<string, number>();
-  readonly live: NetworkSettings[];
+  private readonly chainIds = new Map<NetworkSettings, number>();
+  readonly onChain: NetworkSettings[];
 
   constructor(readonly settings: ChainSettings) {
-    this.live = settings.networks.filter((network) => network.mode === "live");
+    this.onChain = chainNetworks(settings);
   }
 
-  learnt(network: string, chainId: number) {
+  /** Records the chain id a network's RPC reported; refuses one that a network of the other mode already reported. */
+  learnt(network: NetworkSettings, chainId: number) {
+    const other = this.onChain.find((candidate) => candidate.livemode !== network.livemode && this.chainIds.get(candidate) === chainId);
+    if (other) throw new ChainModesConflict(chainId, [other, network]);
     this.chainIds.set(network, chainId);
   }
 
-  /** The live network a chain id designates (§4's id of a live network, or the id its RPC reported); undefined when sandbox. */
-  liveNetworkFor(chainId: number): string | undefined {
-    return this.live.find((network) => network.listedChainId === chainId || this.chainIds.get(network.name) === chainId)?.name;
+  /** The network of §4's list named `name`, as this deployment runs it in `mode`. */
+  settingsOf(mode: Mode, name: string): NetworkSettings | undefined {
+    return this.settings.networks.find((network) => network.name === name && network.livemode === (mode === "live"));
   }
 
-  /** A network's chain id as this deployment runs it: a live one's is its RPC's (undefined until it has answered), a sandbox one's §4's. */
-  chainIdOf(name: string): number | undefined {
-    if (this.isLive(name)) return this.chainIds.get(name);
-    return this.settings.networks.find((network) => network.name === name)?.listedChainId;
+  private onChainOf(mode: Mode, name: string): NetworkSettings | undefined {
+    const network = this.settingsOf(mode, name);
+    return network && network.mode !== "sandbox" ? network : undefined;
   }
 
-  isLive(name: string): boolean {
-    return this.live.some((network) => network.name === name);
+  /** The on-chain network of `mode` a chain id designates (§4's id, or the id its RPC reported); undefined when none. */
+  networkFor(mode: Mode, chainId: number): string | undefined {
+    return this.onChain.find((network) => network.livemode === (mode === "live") && (network.listedChainId === chainId || this.chainIds.get(network) === chainId))?.name;
   }
 
-  /** The contract of `symbol` on a live network; undefined when the network is not live or lists no such token. */
-  tokenOf(name: string, symbol: TokenSymbol | string): Address | undefined {
-    return this.live.find((network) => network.name === name)?.tokens[symbol as TokenSymbol];
+  /** A network's chain id in `mode`: an on-chain one's is its RPC's (undefined until it has answered), a simulated one's §4's. */
+  chainIdOf(mode: Mode, name: string): number | undefined {
+    const onChain = this.onChainOf(mode, name);
+    if (onChain) return this.chainIds.get(onChain);
+    return this.settingsOf(mode, name)?.listedChainId;
+  }
+
+  /** Whether money on `name` moves on a chain in `mode` (live mode: a live chain; test mode: a test chain). */
+  isOnChain(mode: Mode, name: string): boolean {
+    return this.onChainOf(mode, name) !== undefined;
+  }
+
+  /** The contract of `symbol` on an on-chain network of `mode`; undefined when the network is simulated or lists no such token. */
+  tokenOf(mode: Mode, name: string, symbol: TokenSymbol | string): Address | undefined {
+    return this.onChainOf(mode, name)?.tokens[symbol as TokenSymbol];
   }
 }

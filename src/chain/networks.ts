@@ -2,7 +2,12 @@ import { getAddress, isAddress, type Address } from "viem";
 import { NETWORKS, type TokenSymbol } from "../providers/chains.js";
 
 export type NetworkName = (typeof NETWORKS)[number]["name"];
-export type NetworkMode = "live" | "sandbox";
+/**
+ * How a network runs for one client mode (SPEC §15): on a live chain (live mode's CHAIN_RPC_URL_*), on
+ * a test chain (test mode's CHAIN_TEST_RPC_URL_*), or simulated by the sandbox (test mode only: in live
+ * mode such a network cannot be used).
+ */
+export type NetworkMode = "live" | "test" | "sandbox";
 
 /**
  * How deep a block must be (head − block + 1) before a deposit in it completes, per network, when
@@ -23,13 +28,15 @@ export const DEFAULT_CONFIRMATIONS: Record<NetworkName, number> = {
 
 export const TOKEN_SYMBOLS = ["USDC", "USDT", "DAI"] as const satisfies readonly TokenSymbol[];
 
-/** One network of §4's list as this deployment runs it. */
+/** One network of §4's list as this deployment runs it for one client mode. */
 export type NetworkSettings = {
   name: NetworkName;
+  /** The client mode it serves: live-mode networks and test-mode networks never share a chain. */
+  livemode: boolean;
   mode: NetworkMode;
   /** The chain id of §4's list; a live network's records use the one its RPC reports. */
   listedChainId: number;
-  /** Live only: the HTTP(S) JSON-RPC endpoint. */
+  /** On a chain only: the HTTP(S) JSON-RPC endpoint. */
   rpcUrl?: string;
   tokens: Partial<Record<TokenSymbol, Address>>;
   confirmations: number;
@@ -38,6 +45,7 @@ export type NetworkSettings = {
 };
 
 export type ChainSettings = {
+  /** Every network of §4's list twice: for live mode, then for test mode. */
   networks: NetworkSettings[];
   /** How often heads are read (CHAIN_POLL_MS). */
   pollMs: number;
@@ -54,10 +62,11 @@ export type ChainSettings = {
 };
 
 const NAMES = NETWORKS.map((network) => network.name) as NetworkName[];
-const RPC = /^CHAIN_RPC_URL_([A-Z0-9_]+)$/;
-const TOKEN = /^CHAIN_TOKEN_([A-Z0-9]+)_([A-Z0-9]+)$/;
-const CONFIRMATIONS = /^CHAIN_CONFIRMATIONS_([A-Z0-9_]+)$/;
-const START_BLOCK = /^CHAIN_START_BLOCK_([A-Z0-9_]+)$/;
+/** Per-network variables: `CHAIN_…` configures live mode's network, `CHAIN_TEST_…` test mode's. */
+const RPC = /^CHAIN_(TEST_)?RPC_URL_([A-Z0-9_]+)$/;
+const TOKEN = /^CHAIN_(TEST_)?TOKEN_([A-Z0-9]+)_([A-Z0-9]+)$/;
+const CONFIRMATIONS = /^CHAIN_(TEST_)?CONFIRMATIONS_([A-Z0-9_]+)$/;
+const START_BLOCK = /^CHAIN_(TEST_)?START_BLOCK_([A-Z0-9_]+)$/;
 const GLOBAL: Record<string, { min: number; max: number; fallback: number }> = {
   CHAIN_POLL_MS: { min: 50, max: 600_000, fallback: 2000 },
   CHAIN_RPC_TIMEOUT_MS: { min: 100, max: 120_000, fallback: 10_000 },
@@ -76,14 +85,16 @@ const FLAG_OFF = ["0", "false", "off", "no"];
  */
 export function parseChainSettings(env: NodeJS.ProcessEnv): { settings: ChainSettings; issues: string[] } {
   const issues: string[] = [];
-  const networks = new Map<NetworkName, NetworkSettings>(
-    NETWORKS.map((network) => [network.name, { name: network.name, mode: "sandbox", listedChainId: network.chainId, tokens: { ...network.tokens }, confirmations: DEFAULT_CONFIRMATIONS[network.name] }]),
-  );
+  const listed = (livemode: boolean) =>
+    new Map<NetworkName, NetworkSettings>(
+      NETWORKS.map((network) => [network.name, { name: network.name, livemode, mode: "sandbox", listedChainId: network.chainId, tokens: { ...network.tokens }, confirmations: DEFAULT_CONFIRMATIONS[network.name] }]),
+    );
+  const byMode = { live: listed(true), test: listed(false) };
   const numbers: Record<string, number> = Object.fromEntries(Object.entries(GLOBAL).map(([name, rule]) => [name, rule.fallback]));
   let watcher = true;
   let sweepMin = DEFAULT_SWEEP_MIN;
-  const network = (variable: string, name: string) => {
-    const found = networks.get(name as NetworkName);
+  const network = (variable: string, test: string | undefined, name: string) => {
+    const found = byMode[test ? "test" : "live"].get(name as NetworkName);
     if (!found) issues.push(`  ${variable}: ${name} is not a network (${NAMES.join(", ")})`);
     return found;
   };
@@ -92,24 +103,24 @@ export function parseChainSettings(env: NodeJS.ProcessEnv): { settings: ChainSet
     const value = raw.trim();
     let match: RegExpExecArray | null;
     if ((match = RPC.exec(variable))) {
-      const target = network(variable, match[1]);
+      const target = network(variable, match[1], match[2]);
       if (!target) continue;
       if (!/^https?:\/\/[^\s]+$/.test(value)) issues.push(`  ${variable}: must be an http:// or https:// JSON-RPC URL`);
-      else Object.assign(target, { mode: "live", rpcUrl: value });
+      else Object.assign(target, { mode: target.livemode ? "live" : "test", rpcUrl: value });
     } else if ((match = TOKEN.exec(variable))) {
-      const target = network(variable, match[1]);
+      const target = network(variable, match[1], match[2]);
       if (!target) continue;
-      const symbol = match[2] as TokenSymbol;
+      const symbol = match[3] as TokenSymbol;
       if (!(TOKEN_SYMBOLS as readonly string[]).includes(symbol)) issues.push(`  ${variable}: the token must be one of ${TOKEN_SYMBOLS.join(", ")}`);
       else if (!isAddress(value, { strict: false })) issues.push(`  ${variable}: must be a 0x contract address`);
       else target.tokens[symbol] = getAddress(value);
     } else if ((match = CONFIRMATIONS.exec(variable))) {
-      const target = network(variable, match[1]);
+      const target = network(variable, match[1], match[2]);
       if (!target) continue;
       if (!/^\d{1,5}$/.test(value) || Number(value) < 1) issues.push(`  ${variable}: must be a whole number of blocks, 1 to 99999`);
       else target.confirmations = Number(value);
     } else if ((match = START_BLOCK.exec(variable))) {
-      const target = network(variable, match[1]);
+      const target = network(variable, match[1], match[2]);
       if (!target) continue;
       if (!/^\d{1,15}$/.test(value)) issues.push(`  ${variable}: must be a block number`);
       else target.startBlock = BigInt(value);
@@ -125,12 +136,16 @@ export function parseChainSettings(env: NodeJS.ProcessEnv): { settings: ChainSet
       if (![...FLAG_ON, ...FLAG_OFF].includes(value)) issues.push(`  ${variable}: must be on or off`);
       else watcher = FLAG_ON.includes(value);
     } else {
-      issues.push(`  ${variable}: unknown (CHAIN_RPC_URL_<NETWORK>, CHAIN_TOKEN_<NETWORK>_<SYMBOL>, CHAIN_CONFIRMATIONS_<NETWORK>, CHAIN_START_BLOCK_<NETWORK>, ${Object.keys(GLOBAL).join(", ")}, CHAIN_SWEEP_MIN, CHAIN_WATCHER)`);
+      issues.push(`  ${variable}: unknown (CHAIN_[TEST_]RPC_URL_<NETWORK>, CHAIN_[TEST_]TOKEN_<NETWORK>_<SYMBOL>, CHAIN_[TEST_]CONFIRMATIONS_<NETWORK>, CHAIN_[TEST_]START_BLOCK_<NETWORK>, ${Object.keys(GLOBAL).join(", ")}, CHAIN_SWEEP_MIN, CHAIN_WATCHER)`);
     }
   }
+  const sameRpc = [...byMode.test.values()].flatMap((test) =>
+    [...byMode.live.values()].filter((live) => live.rpcUrl && live.rpcUrl === test.rpcUrl).map((live) => `  CHAIN_TEST_RPC_URL_${test.name} and CHAIN_RPC_URL_${live.name}: one chain cannot serve both test and live mode`),
+  );
+  issues.push(...sameRpc);
   return {
     settings: {
-      networks: [...networks.values()],
+      networks: [...byMode.live.values(), ...byMode.test.values()],
       pollMs: numbers.CHAIN_POLL_MS,
       rpcTimeoutMs: numbers.CHAIN_RPC_TIMEOUT_MS,
       blockRange: numbers.CHAIN_BLOCK_RANGE,
@@ -146,4 +161,8 @@ export function parseChainSettings(env: NodeJS.ProcessEnv): { settings: ChainSet
 export const CHAIN_PROVIDER_PREFIX = "chain-";
 export const chainProvider = (network: string) => `${CHAIN_PROVIDER_PREFIX}${network.toLowerCase()}`;
 
-export const liveNetworks = (settings: ChainSettings) => settings.networks.filter((network) => network.mode === "live");
+/** The networks on a chain (live or test), whose watchers and senders run. */
+export const chainNetworks = (settings: ChainSettings) => settings.networks.filter((network) => network.mode !== "sandbox");
+
+/** How logs and metrics name a network: test mode's carry a suffix, so both modes of one network stay apart. */
+export const networkLabel = (network: Pick<NetworkSettings, "name" | "livemode">) => (network.livemode ? network.name : `${network.name}_TEST`);

@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { erc20Abi, formatEther, formatUnits, type Address } from "viem";
+import { erc20Abi, formatEther, formatUnits, type Address, type PublicClient } from "viem";
 import type { Sql, SqlDatabase } from "../db/sql.js";
 import type { DepositService } from "../deposits/service.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
@@ -8,7 +8,8 @@ import type { Logger } from "../logger.js";
 import { chainClient, tokenDecimals } from "./clients.js";
 import type { LiveNetworks } from "./live.js";
 import type { ChainMetrics } from "./metrics.js";
-import type { NetworkMode, NetworkSettings } from "./networks.js";
+import { networkLabel, type NetworkMode, type NetworkSettings } from "./networks.js";
+import type { Mode } from "../clients/modes.js";
 import { cursorsOf } from "./records.js";
 import { sendBacklog, type SendPurpose } from "./send-records.js";
 import { NetworkSender, type SendOutcome, type SendOutcomes } from "./sender.js";
@@ -27,7 +28,19 @@ export type NetworkView = {
   /** Live only: the newest head the watcher read, and the last block it finished. */
   headBlock: number | null;
   syncedBlock: number | null;
+  livemode: boolean;
 };
+
+/** A chain client whose chain id, whenever it is read, is first checked against the other mode's chains. */
+function modesApart(client: PublicClient, learnt: (chainId: number) => void): PublicClient {
+  return client.extend(() => ({
+    getChainId: async () => {
+      const chainId = await client.getChainId();
+      learnt(chainId);
+      return chainId;
+    },
+  })) as PublicClient;
+}
 
 /** The watcher's database, each round trip counted (what a block costs the database, in the metrics). */
 function counted(sql: SqlDatabase, count: (calls?: number) => void): SqlDatabase {
@@ -71,25 +84,28 @@ export class ChainRail {
   constructor(private readonly deps: RailDeps) {
     const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
     const { settings } = deps.networks;
-    this.live = deps.networks.live.map((network) => {
-      const client = chainClient(network, settings);
+    this.live = deps.networks.onChain.map((network) => {
+      const mode: Mode = network.livemode ? "live" : "test";
+      // Whoever asks the chain its id first (the watcher or the sender) records it, and a chain id that
+      // the other mode's network already reported stops this network: one chain never serves both modes.
+      const client = modesApart(chainClient(network, settings), (chainId) => deps.networks.learnt(network, chainId));
       const watcher = new NetworkWatcher({
         network,
         client,
         settings,
-        sql: counted(deps.sql, (calls = 1) => deps.metrics.databaseCalls.inc({ network: network.name }, calls)),
+        sql: counted(deps.sql, (calls = 1) => deps.metrics.databaseCalls.inc({ network: networkLabel(network) }, calls)),
         deposits: deps.deposits,
         metrics: deps.metrics,
         logger: deps.logger,
         holder,
-        onChainId: (chainId) => deps.networks.learnt(network.name, chainId),
+        onChainId: (chainId) => deps.networks.learnt(network, chainId),
       });
       const decimalsOf = tokenDecimals(client);
       const sweeps = new Sweeps({
         network: network.name,
         client,
         sql: deps.sql,
-        treasury: deps.signers.treasury.address,
+        treasury: deps.signers.treasury[mode].address,
         sweepMin: settings.sweepMin,
         logger: deps.logger.child({ network: network.name }),
         decimalsOf,
@@ -139,21 +155,32 @@ export class ChainRail {
     for (const network of this.live) network.sender.nudge();
   }
 
-  /** The live network a chain id designates (§4's id of a live network, or the id its RPC reported); undefined when sandbox. */
-  liveNetworkFor(chainId: number): string | undefined {
-    return this.deps.networks.liveNetworkFor(chainId);
+  /** The on-chain network of `mode` a chain id designates (§4's id, or the id its RPC reported); undefined when none. */
+  networkFor(mode: Mode, chainId: number): string | undefined {
+    return this.deps.networks.networkFor(mode, chainId);
   }
 
-  /** A network's chain id as this deployment runs it: a live one's is its RPC's (undefined until it has answered), a sandbox one's §4's. */
-  chainIdOf(name: string): number | undefined {
-    return this.deps.networks.chainIdOf(name);
+  /** A network's chain id in `mode`: an on-chain one's is its RPC's (undefined until it has answered), a simulated one's §4's. */
+  chainIdOf(mode: Mode, name: string): number | undefined {
+    return this.deps.networks.chainIdOf(mode, name);
+  }
+
+  /**
+   * At start: every on-chain network's RPC that answers within its time-out is asked its chain id, and
+   * a chain configured for both modes refuses the start (one answering later is refused by its network then).
+   */
+  async assertModesApart(): Promise<void> {
+    const { networks } = this.deps;
+    const { settings } = networks;
+    const answers = await Promise.all(networks.onChain.map((network) => chainClient(network, settings).getChainId().then((chainId) => ({ network, chainId }), () => undefined)));
+    for (const answer of answers) if (answer) networks.learnt(answer.network, answer.chainId);
   }
 
   /** The operator's gauges, set by the sender's holder each pass: the backlog of sends, unswept deposits, the treasury's balances. */
   private async report(network: NetworkSettings, client: ReturnType<typeof chainClient>, decimalsOf: (token: Address) => Promise<number>, chainId: number) {
     const { metrics, signers } = this.deps;
-    const labels = { network: network.name };
-    const treasury = signers.treasury.address;
+    const labels = { network: networkLabel(network) };
+    const treasury = signers.treasury[network.livemode ? "live" : "test"].address;
     const [[backlog], native, tokens] = await Promise.all([
       sendBacklog(this.deps.sql, [chainId]),
       client.getBalance({ address: treasury }),
@@ -174,16 +201,17 @@ export class ChainRail {
     for (const token of tokens) metrics.treasuryToken.set({ ...labels, token: token.symbol }, token.balance);
   }
 
-  /** Every network of §4's list, in its order, as this deployment runs it. */
-  async networks(): Promise<NetworkView[]> {
-    const chainIds = this.live.flatMap((network) => {
-      const chainId = this.chainIdOf(network.settings.name);
+  /** Every network of §4's list, in its order, as this deployment runs it in `mode`. */
+  async networks(mode: Mode): Promise<NetworkView[]> {
+    const ofMode = this.deps.networks.settings.networks.filter((network) => network.livemode === (mode === "live"));
+    const chainIds = ofMode.flatMap((network) => {
+      const chainId = network.mode === "sandbox" ? undefined : this.chainIdOf(mode, network.name);
       return chainId === undefined ? [] : [chainId];
     });
     const cursors = new Map((await cursorsOf(this.deps.sql, chainIds)).map((cursor) => [cursor.chainId, cursor]));
-    return this.deps.networks.settings.networks.map((settings) => {
-      const live = this.live.some((network) => network.settings === settings);
-      const chainId = this.chainIdOf(settings.name);
+    return ofMode.map((settings) => {
+      const live = settings.mode !== "sandbox";
+      const chainId = this.chainIdOf(mode, settings.name);
       const cursor = live && chainId !== undefined ? cursors.get(chainId) : undefined;
       return {
         network: settings.name,
@@ -193,6 +221,7 @@ export class ChainRail {
         tokens: Object.entries(settings.tokens).map(([symbol, address]) => ({ symbol, address })),
         headBlock: cursor ? Number(cursor.headBlock) : null,
         syncedBlock: cursor ? Number(cursor.blockNumber) : null,
+        livemode: settings.livemode,
       };
     });
   }

@@ -6,8 +6,10 @@ import { NetworkEnum } from "../wallets/network-schema.js";
 import type { NetworkView } from "./rail.js";
 
 const NetworkModeEnum = builder.enumType("NetworkMode", {
-  description: "live: deposits come from the chain (CHAIN_RPC_URL_<NETWORK> is set); sandbox: the sandbox plays the chain.",
-  values: ["live", "sandbox"] as const,
+  description:
+    "How the network runs in the caller's mode. live: on a live chain (CHAIN_RPC_URL_<NETWORK>; live mode); test: on a test chain " +
+    "(CHAIN_TEST_RPC_URL_<NETWORK>; test mode); sandbox: the sandbox plays the chain (test mode only: live mode cannot use such a network).",
+  values: ["live", "test", "sandbox"] as const,
 });
 
 const NetworkToken = builder.objectRef<NetworkView["tokens"][number]>("NetworkToken").implement({
@@ -26,8 +28,9 @@ const ChainNetwork = builder.objectRef<NetworkView>("ChainNetwork").implement({
     mode: t.field({ type: NetworkModeEnum, resolve: (view) => view.mode }),
     confirmations: t.exposeInt("confirmations", { description: "How deep a block must be (head − block + 1) before a deposit in it completes" }),
     tokens: t.field({ type: [NetworkToken], extensions: { maxListSize: DEPOSIT_TOKENS.length }, resolve: (view) => view.tokens }),
-    headBlock: t.exposeInt("headBlock", { nullable: true, description: "Live: the newest head the watcher read; null when sandbox" }),
-    syncedBlock: t.exposeInt("syncedBlock", { nullable: true, description: "Live: the last block the watcher finished; null when sandbox" }),
+    headBlock: t.exposeInt("headBlock", { nullable: true, description: "On a chain: the newest head the watcher read; null when sandbox" }),
+    syncedBlock: t.exposeInt("syncedBlock", { nullable: true, description: "On a chain: the last block the watcher finished; null when sandbox" }),
+    livemode: t.boolean({ description: "The mode these settings are for: the caller's", resolve: (view) => view.livemode }),
   }),
 });
 
@@ -35,8 +38,8 @@ builder.queryFields((t) => ({
   networks: t.field({
     permission: "authenticated",
     type: [ChainNetwork],
-    description: "The EVM networks: live (deposits from the chain) or sandbox, with their tokens, depth and progress.",
+    description: "The EVM networks as they run in the caller's mode: on a chain (live or test) or sandbox, with their tokens, depth and progress.",
     extensions: { maxListSize: NETWORK_NAMES.length },
-    resolve: (_root, _args, ctx) => ctx.services.chain.networks(),
+    resolve: async (_root, _args, ctx) => ctx.services.chain.networks((await ctx.client()).mode),
   }),
 }));

@@ -188,6 +188,18 @@ export async function markConfirmed(tx: Sql, id: string): Promise<boolean> {
   return (await tx.query("chain_send_finish", FINISH, [id, "CONFIRMED", null, ["MINED"]])).length > 0;
 }
 
+const WITHDRAW = `
+  UPDATE "chain_sends" SET "status" = 'FAILED', "failureReason" = $3, "waitingFor" = NULL, "updatedAt" = now()
+  WHERE "purpose" = $1 AND "purposeId" = $2 AND "status" = 'QUEUED' RETURNING 1 AS "withdrawn"`;
+
+/**
+ * A send taken back before it was signed: QUEUED → FAILED. False once the sender signed it (its signing is
+ * conditional on QUEUED too, and rolls back whole when it loses): of the two, exactly one wins.
+ */
+export async function withdrawQueuedSend(tx: Sql, purpose: SendPurpose, purposeId: string, reason: string): Promise<boolean> {
+  return (await tx.query("chain_send_withdraw", WITHDRAW, [purpose, purposeId, reason])).length > 0;
+}
+
 /** → FAILED, for good (the token refused it, or it reverted on chain). */
 export async function markFailed(tx: Sql, id: string, reason: string): Promise<boolean> {
   return (await tx.query("chain_send_finish", FINISH, [id, "FAILED", reason, ["QUEUED", "SIGNED", "SENT", "MINED"]])).length > 0;

@@ -1,18 +1,50 @@
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import type { PrismaClient } from "../generated/prisma/client.js";
+import type { Client, PrismaClient } from "../generated/prisma/client.js";
 import { UNBOUNDED } from "../keys/authority.js";
 import type { ApiKeyService } from "../keys/service.js";
 import { email, parseInput } from "../validation.js";
+import { MODES, rememberMode, type Mode } from "./modes.js";
 
 const NewClient = z.object({
   email,
   name: z.string().trim().min(1).max(100).optional(),
+  mode: z.enum(MODES).optional(),
 });
 
-/** Operator path to a first credential: find or create the client, then issue one API key. */
+type Db = Pick<PrismaClient, "client">;
+
+/**
+ * Finds or creates a business: its test tenant (whose id is the business's `accountId`) and its live
+ * tenant. Both exist from the start, so a credential of either mode always has a tenant to act in.
+ */
+export async function findOrCreateBusiness(prisma: Db, input: { email: string; name?: string | null }): Promise<Record<Mode, Client>> {
+  const id = randomUUID();
+  const test = await prisma.client.upsert({
+    where: { email_mode: { email: input.email, mode: "test" } },
+    create: { id, accountId: id, email: input.email, name: input.name ?? null, mode: "test" },
+    update: {},
+  });
+  const live = await tenantOf(prisma, test, "live");
+  return { test, live };
+}
+
+/** The tenant of `account`'s business in `mode` (created with the business; created here for a business that predates modes). */
+export async function tenantOf(prisma: Db, account: Pick<Client, "accountId" | "email" | "name">, mode: Mode): Promise<Client> {
+  const tenant = await prisma.client.upsert({
+    where: { accountId_mode: { accountId: account.accountId, mode } },
+    create: { accountId: account.accountId, email: account.email, name: account.name, mode },
+    update: {},
+  });
+  rememberMode(tenant.id, mode);
+  return tenant;
+}
+
+/** Operator path to a first credential: find or create the business, then issue one API key in `mode` (default test). */
 export async function createClientWithKey(prisma: PrismaClient, keys: ApiKeyService, input: unknown) {
-  const { email, name } = parseInput(NewClient, input);
-  const client = await prisma.client.upsert({ where: { email }, create: { email, name }, update: {} });
+  const { email, name, mode = "test" } = parseInput(NewClient, input);
+  const tenants = await findOrCreateBusiness(prisma, { email, name });
+  const client = tenants[mode];
   const apiKey = await keys.create(client.id, undefined, UNBOUNDED);
   return { client, apiKey };
 }

@@ -1,7 +1,7 @@
 import { builder } from "../graphql/builder.js";
 import type { Currency } from "../providers/fx.js";
 import { checkIdCursors } from "../graphql/cursors.js";
-import { clientIdOf, requireSandbox } from "../graphql/context.js";
+import { clientIdOf, requireTestMode } from "../graphql/context.js";
 import { CurrencyEnum } from "../ledger/currency-schema.js";
 import { CONNECTION_LIMITS, CONNECTION_SIZES } from "../ledger/schema.js";
 import { NEWEST_FIRST_RECORDS, newestFirstPage } from "../ledger/service.js";
@@ -71,7 +71,7 @@ builder.mutationFields((t) => ({
     description: "Sandbox: money arrives for the user through the provider's webhook; returns the PENDING deposit, which settles by itself after SANDBOX_SETTLE_MS.",
     args: { input: t.arg({ type: SimulateDepositInput, required: true }) },
     resolve: async (query, _root, args, ctx) => {
-      requireSandbox(ctx);
+      await requireTestMode(ctx);
       return ctx.services.sandboxDeposits.simulate(await clientIdOf(ctx), args.input, query);
     },
   }),
@@ -81,7 +81,7 @@ builder.mutationFields((t) => ({
     description: "Sandbox: the provider reports the deposit settled (a completed one is returned unchanged).",
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
-      requireSandbox(ctx);
+      await requireTestMode(ctx);
       return ctx.services.sandboxDeposits.complete(await clientIdOf(ctx), args.id, query);
     },
   }),
@@ -91,7 +91,7 @@ builder.mutationFields((t) => ({
     description: "Sandbox: the provider reports the deposit failed (a failed one is returned unchanged).",
     args: { id: t.arg.id({ required: true }), reason: t.arg.string() },
     resolve: async (query, _root, args, ctx) => {
-      requireSandbox(ctx);
+      await requireTestMode(ctx);
       return ctx.services.sandboxDeposits.fail(await clientIdOf(ctx), args.id, args.reason, query);
     },
   }),

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { modeOf } from "../clients/modes.js";
 import type { Deposit, Prisma, PrismaClient } from "../generated/prisma/client.js";
 import type { Sql } from "../db/sql.js";
 import { AppError, notFound } from "../errors.js";
@@ -36,7 +37,9 @@ export class DepositService {
   /** Records a PENDING deposit; null when the provider's reference is already known (nothing changes). */
   async receive(tx: Sql, incoming: IncomingDeposit): Promise<Deposit | null> {
     const { autoSettleAfterMs } = this.deps;
-    const settleAt = autoSettleAfterMs === null || incoming.live ? null : new Date(Date.now() + autoSettleAfterMs);
+    // The sandbox's settle timer plays the provider in test mode only: a live deposit waits for its provider (or chain).
+    const simulated = !incoming.live && (await modeOf(tx, incoming.clientId)) === "test";
+    const settleAt = autoSettleAfterMs === null || !simulated ? null : new Date(Date.now() + autoSettleAfterMs);
     const deposit = await insertDeposit(tx, randomUUID(), incoming, DEPOSIT_STATUS.PENDING, settleAt);
     if (!deposit) return null;
     await recordDepositEvent(tx, "deposit.created", deposit);

@@ -4,6 +4,7 @@ import type { Address } from "viem";
 import type { ConversionService } from "../conversion/service.js";
 import type { SendQueue } from "../chain/send-queue.js";
 import type { Sql } from "../db/sql.js";
+import { modeOf } from "../clients/modes.js";
 import { afterCommit } from "../db/unit-of-work.js";
 import type { Deposit } from "../generated/prisma/client.js";
 import { Exact } from "../ledger/amount.js";
@@ -13,7 +14,7 @@ import { developerFeePostings, percentOf } from "../developer-fees/rules.js";
 import type { Currency } from "../providers/fx.js";
 import type { Destination } from "./records.js";
 
-type Deps = { ledger: LedgerService; conversion: Pick<ConversionService, "prepareInTransaction">; sends: Pick<SendQueue, "isLive" | "queue" | "nudge"> };
+type Deps = { ledger: LedgerService; conversion: Pick<ConversionService, "prepareInTransaction">; sends: Pick<SendQueue, "isOnChain" | "queue" | "nudge"> };
 
 /** A 32-byte transaction hash for the sandbox's on-chain forward (no real chain is touched). */
 const sandboxTransactionHash = () => `0x${randomBytes(32).toString("hex")}`;
@@ -69,9 +70,13 @@ export class DepositSettlement {
     const forwarded = convertedAmount.minus(developerFee);
     const ownWallet = account.walletAddress?.toLowerCase() === account.destinationAddress.toLowerCase();
     if (ownWallet) return [journal, ...fee];
-    const live = this.deps.sends.isLive(account.destinationNetwork);
+    const mode = await modeOf(tx, deposit.clientId);
+    const live = this.deps.sends.isOnChain(mode, account.destinationNetwork);
+    // Live mode simulates nothing: a forward whose network is not live (any more) is not booked as sent;
+    // the converted money stays in the user's balance (virtual accounts refuse such a network at creation).
+    if (!live && mode === "live") return [journal, ...fee];
     if (live) {
-      const forward = { network: account.destinationNetwork, purpose: "FORWARD", purposeId: deposit.id, to: account.destinationAddress as Address, symbol: asset, amount: forwarded.toFixed() } as const;
+      const forward = { mode, network: account.destinationNetwork, purpose: "FORWARD", purposeId: deposit.id, to: account.destinationAddress as Address, symbol: asset, amount: forwarded.toFixed() } as const;
       await this.deps.sends.queue(tx, forward);
       afterCommit(() => this.deps.sends.nudge());
     }

@@ -38,7 +38,11 @@ export async function clientIdOf(ctx: Context): Promise<string> {
   return (await ctx.client()).clientId;
 }
 
-/** Sandbox helpers exist in the schema everywhere but act only when SANDBOX is on. */
-export function requireSandbox(ctx: Context): void {
-  if (!ctx.services.config.sandbox) throw new AppError("FORBIDDEN", "Sandbox helpers are disabled (SANDBOX is off)");
+/**
+ * Sandbox helpers and simulations exist in the schema everywhere but act only in test mode (SPEC §15):
+ * a live credential is refused with TEST_MODE_ONLY (with SANDBOX off no test credential gets this far).
+ */
+export async function requireTestMode(ctx: Context): Promise<void> {
+  const { mode } = await ctx.client();
+  if (mode !== "test") throw new AppError("TEST_MODE_ONLY", "Sandbox helpers and simulations work in test mode only: use a test API key (or a session with x-mode: test)");
 }

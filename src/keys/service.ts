@@ -13,10 +13,12 @@ import { inTransaction, type Tx } from "../db/transaction.js";
 import { normaliseAllowedIps } from "./allowed-ips.js";
 import { assertWithin, type KeyAuthority } from "./authority.js";
 import { LastUseRecorder } from "./last-use.js";
+import { isMode, modeOf, rememberMode, type Mode } from "../clients/modes.js";
 
-const KEY_PATTERN = /^(fpk_[0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;
+/** `fpk_test_…` / `fpk_live_…`; keys made before modes (`fpk_` and 12 hex digits) belong to test tenants. */
+const KEY_PATTERN = /^(fpk_(?:(?:test|live)_)?[0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;
 
-type KeyRow = { id: string; clientId: string; hash: string; lastUsedAt: Date | null; revokedAt: Date | null; expiresAt: Date | null; allowedIps: string[] | null; permissions: unknown };
+type KeyRow = { id: string; clientId: string; mode: string; accountId: string; hash: string; lastUsedAt: Date | null; revokedAt: Date | null; expiresAt: Date | null; allowedIps: string[] | null; permissions: unknown };
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest();
 const HOUR_MS = 3_600_000;
@@ -173,17 +175,19 @@ export class ApiKeyService {
    */
   async authenticate(
     presented: string,
-  ): Promise<{ clientId: string; apiKeyId: string; expiresAt: Date | null; allowedIps: string[]; permissions: Permissions | null } | null> {
+  ): Promise<{ clientId: string; mode: Mode; accountId: string; apiKeyId: string; expiresAt: Date | null; allowedIps: string[]; permissions: Permissions | null } | null> {
     const match = KEY_PATTERN.exec(presented);
     if (!match) return null;
     // Every authenticated request runs this: raw SQL costs half of a Prisma model query here (bench/README).
     const [key] = await this.prisma.$queryRaw<KeyRow[]>`
-      SELECT "id", "clientId", "hash", "lastUsedAt", "revokedAt", "expiresAt", "allowedIps", "permissions" FROM "api_keys" WHERE "prefix" = ${match[1]}`;
+      SELECT k."id", k."clientId", c."mode", c."accountId", k."hash", k."lastUsedAt", k."revokedAt", k."expiresAt", k."allowedIps", k."permissions"
+      FROM "api_keys" k JOIN "clients" c ON c."id" = k."clientId" WHERE k."prefix" = ${match[1]}`;
     const now = new Date();
-    if (!key || key.revokedAt || (key.expiresAt && key.expiresAt <= now)) return null;
+    if (!key || key.revokedAt || (key.expiresAt && key.expiresAt <= now) || !isMode(key.mode)) return null;
     if (!timingSafeEqual(sha256(presented), Buffer.from(key.hash, "hex"))) return null;
     if (LastUseRecorder.isDue(key.lastUsedAt, now)) this.lastUse.note(key.id, now);
-    return { clientId: key.clientId, apiKeyId: key.id, expiresAt: key.expiresAt, allowedIps: key.allowedIps ?? [], permissions: storedPermissions(key.permissions) };
+    rememberMode(key.clientId, key.mode);
+    return { clientId: key.clientId, mode: key.mode, accountId: key.accountId, apiKeyId: key.id, expiresAt: key.expiresAt, allowedIps: key.allowedIps ?? [], permissions: storedPermissions(key.permissions) };
   }
 
   /** Writes the uses noted but not yet written. */
@@ -200,7 +204,7 @@ export class ApiKeyService {
     const now = new Date();
     const active = await tx.apiKey.count({ where: { clientId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] } });
     if (active >= MAX_ACTIVE_KEYS) throw badInput(`A client has at most ${MAX_ACTIVE_KEYS} active API keys: revoke one first`);
-    const prefix = `fpk_${randomBytes(6).toString("hex")}`;
+    const prefix = `fpk_${await modeOf(prismaSql(tx), clientId)}_${randomBytes(6).toString("hex")}`;
     const key = `${prefix}.${randomBytes(32).toString("base64url")}`;
     const { hash: _hash, ...row } = await tx.apiKey.create({ data: { clientId, prefix, hash: sha256(key).toString("hex"), ...attributes, permissions: permissions ?? Prisma.DbNull } });
     await recordEvent(prismaSql(tx), { clientId, type: "api_key.created", object: eventObject.apiKey(row) });

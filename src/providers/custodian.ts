@@ -3,7 +3,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HDKey } from "@scure/bip32";
 import type { Address } from "viem";
-import { accountAt, depositAddressPath } from "../chain/treasury.js";
+import { accountAt, DEPOSIT_ACCOUNT, depositAddressPath } from "../chain/treasury.js";
+import type { Mode } from "../clients/modes.js";
 import { makePrivateDir } from "../db/private-dir.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { decrypt, encrypt } from "./encryption.js";
@@ -16,12 +17,13 @@ export type CustodialWallet = {
 };
 
 export interface WalletCustodian {
-  createWallet(): Promise<CustodialWallet>;
+  /** A new custodial address of `mode`'s own keys. */
+  createWallet(mode: Mode): Promise<CustodialWallet>;
 }
 
 /** The EIP-55 address at m/44'/60'/0'/0/{index} of an xprv (the standard Ethereum account path). */
-export function deriveAddress(masterKey: string, index: number): Address {
-  return accountAt(masterKey, depositAddressPath(index)).address;
+export function deriveAddress(masterKey: string, index: number, account = DEPOSIT_ACCOUNT.live): Address {
+  return accountAt(masterKey, depositAddressPath(index, account)).address;
 }
 
 const MASTER_KEY_FILE = "custodian-master-key.enc";
@@ -62,7 +64,8 @@ export class SandboxCustodian implements WalletCustodian {
     this.masterKey = opts.masterKey;
   }
 
-  async createWallet(): Promise<CustodialWallet> {
+  async createWallet(mode: Mode): Promise<CustodialWallet> {
+    const account = DEPOSIT_ACCOUNT[mode];
     const [{ index }] = await this.prisma.$queryRaw<{ index: number }[]>`
       SELECT nextval(pg_get_serial_sequence('sandbox_custodian_addresses', 'derivationIndex'))::int AS index`;
     const row = await this.prisma.custodianAddress.create({
@@ -70,7 +73,8 @@ export class SandboxCustodian implements WalletCustodian {
         walletId: randomId("wal"),
         addressId: randomId("adr"),
         derivationIndex: index,
-        address: deriveAddress(this.masterKey, index),
+        account,
+        address: deriveAddress(this.masterKey, index, account),
       },
     });
     return {

@@ -5,6 +5,7 @@ import { VIRTUAL_ACCOUNT_CURRENCIES } from "../accounts/virtual-account-currenci
 import type { VirtualAccountService } from "../accounts/virtual-account-service.js";
 import { notPending, type DepositService, type DepositSettling } from "../deposits/service.js";
 import { DEPOSIT_TOKENS, isDepositToken, tokenContract } from "../deposits/tokens.js";
+import type { Mode } from "../clients/modes.js";
 import { badInput } from "../errors.js";
 import { CHAIN_PROVIDER_PREFIX } from "../chain/networks.js";
 import { parseAmount } from "../ledger/amount.js";
@@ -38,7 +39,8 @@ type Deps = {
   deposits: DepositService;
   deliver: DeliverEvent;
   /** The live network a chain id designates, if any: money there comes only from the chain. */
-  liveNetworkFor: (chainId: number) => string | undefined;
+  /** The on-chain network of a mode a chain id designates (src/chain/live.ts). */
+  networkFor: (mode: Mode, chainId: number) => string | undefined;
 };
 
 const hex = (bytes: number) => randomBytes(bytes).toString("hex");
@@ -108,8 +110,9 @@ export class SandboxDeposits {
 
   private async arriveOnChain(arrival: Arrival & { currency: TokenSymbol }) {
     const chainId = arrival.chainId ?? 1;
-    const live = this.deps.liveNetworkFor(chainId);
-    if (live) throw badInput(`chainId: ${live} (${chainId}) is a live network: its deposits come only from the chain`);
+    // Helpers run in test mode only; a test network on a test chain gets its deposits from that chain alone.
+    const onChain = this.deps.networkFor("test", chainId);
+    if (onChain) throw badInput(`chainId: ${onChain} (${chainId}) is on a test chain: its deposits come only from the chain`);
     const tokenAddress = tokenContract(arrival.currency, chainId);
     const wallet = await this.deps.wallets.ensure(arrival.clientId, arrival.userId, { select: { address: true } });
     const transactionHash = `0x${hex(32)}`;

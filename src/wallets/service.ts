@@ -1,5 +1,6 @@
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import { isUniqueViolation } from "../db/errors.js";
+import { modeOf } from "../clients/modes.js";
 import { AppError, notFound } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { WalletCustodian } from "../providers/custodian.js";
@@ -56,7 +57,7 @@ export class WalletService {
     if (await this.deps.prisma.wallet.count({ where: { userId } })) return;
     let custodial;
     try {
-      custodial = await this.deps.custodian.createWallet();
+      custodial = await this.deps.custodian.createWallet(await modeOf(this.deps.prisma, clientId));
     } catch (err) {
       this.deps.logger.warn({ err, userId }, "wallet custodian failed");
       throw new AppError("PROVIDER_ERROR", "Wallet creation failed at the custodian");

@@ -1,6 +1,7 @@
 import { getAddress, isAddress } from "viem";
 import type { Deposit, PrismaClient } from "../generated/prisma/client.js";
 import type { Sql, SqlDatabase } from "../db/sql.js";
+import { modeOf, type Mode } from "../clients/modes.js";
 import { badInput, notFound } from "../errors.js";
 import { parseAmount } from "../ledger/amount.js";
 import type { Logger } from "../logger.js";
@@ -26,7 +27,8 @@ type Deps = {
   logger: Logger;
   metrics: Pick<BusinessMetrics, "providerWebhooks">;
   /** The live network a chain id designates, if any: the sandbox's chain events never reach it. */
-  liveNetworkFor: (chainId: number) => string | undefined;
+  /** The on-chain network of a mode a chain id designates (src/chain/live.ts). */
+  networkFor: (mode: Mode, chainId: number) => string | undefined;
 };
 
 export type WebhookDelivery = { provider: string; signature: string | undefined; rawBody: Buffer };
@@ -103,13 +105,16 @@ export class WebhookService {
   private async chainDeposit(provider: string, { data }: Extract<ChainEvent, ReceivedEvent>): Promise<IncomingDeposit> {
     const currency = data.currency.toUpperCase();
     if (!isDepositToken(currency)) throw badInput("currency must be one of USDC, USDT, DAI");
-    const live = this.deps.liveNetworkFor(data.chainId);
-    if (live) throw badInput(`chainId: ${live} (${data.chainId}) is a live network: its deposits come only from the chain`);
     const contract = tokenContract(currency, data.chainId);
     if (data.tokenAddress.toLowerCase() !== contract.toLowerCase()) throw badInput(`tokenAddress is not the ${currency} contract on chain ${data.chainId}`);
     if (!isAddress(data.address, { strict: false })) throw badInput("address must be a 0x EVM address");
     const wallet = await this.deps.prisma.wallet.findUnique({ where: { address: getAddress(data.address) }, select: { clientId: true, userId: true } });
     if (!wallet) throw notFound("Wallet");
+    // The sandbox's chain is play money: a live wallet's tokens, and any on a real chain, come only from that chain.
+    const mode = await modeOf(this.deps.prisma, wallet.clientId);
+    if (mode === "live") throw badInput("address: a live-mode wallet's deposits come only from a live chain, never from the sandbox's");
+    const onChain = this.deps.networkFor(mode, data.chainId);
+    if (onChain) throw badInput(`chainId: ${onChain} (${data.chainId}) is on a test chain: its deposits come only from the chain`);
     return {
       provider,
       eventId: data.reference,

@@ -1,6 +1,6 @@
 import { builder } from "../graphql/builder.js";
 import { checkIdCursors } from "../graphql/cursors.js";
-import { clientIdOf, requireSandbox, type Context } from "../graphql/context.js";
+import { clientIdOf, requireTestMode, type Context } from "../graphql/context.js";
 import { CONNECTION_LIMITS, CONNECTION_SIZES } from "../ledger/schema.js";
 import { NEWEST_FIRST_RECORDS, newestFirstPage } from "../ledger/service.js";
 import { CurrencyEnum, FiatCurrencyEnum } from "../ledger/currency-schema.js";
@@ -160,7 +160,7 @@ const WithdrawUsdcInput = builder.inputType("WithdrawUsdcInput", {
 const HELPERS = "A withdrawal already in the target status is returned unchanged; any other transition not allowed from its status is a CONFLICT (409), writing nothing.";
 
 async function inSandbox<T>(ctx: Context, run: (clientId: string) => Promise<T>): Promise<T> {
-  requireSandbox(ctx);
+  await requireTestMode(ctx);
   return run(await clientIdOf(ctx));
 }
 
@@ -187,6 +187,15 @@ builder.mutationFields((t) => ({
     description: `A USDC transfer on-chain. ${FUNDS}`,
     args: { input: t.arg({ type: WithdrawUsdcInput, required: true }) },
     resolve: async (_query, _root, args, ctx) => ctx.services.withdrawals.toUsdc(await clientIdOf(ctx), args.input),
+  }),
+  cancelWithdrawal: t.prismaField({
+    permission: "withdrawals:write",
+    type: "Withdrawal",
+    description:
+      "Cancels a PENDING withdrawal nothing has been done with yet: CANCELLED, and the amount and the fee return to the balance, once. " +
+      "On a chain, only while its transfer is not signed; after that (or once PROCESSING) it is a CONFLICT (409).",
+    args: { reference: t.arg.id({ required: true }) },
+    resolve: async (_query, _root, args, ctx) => ctx.services.withdrawals.cancel(await clientIdOf(ctx), args.reference),
   }),
   processWithdrawal: t.prismaField({
     permission: "withdrawals:write",

@@ -8,6 +8,8 @@ import { afterCommit } from "../db/unit-of-work.js";
 import type { SendQueue } from "../chain/send-queue.js";
 import type { SendOutcome } from "../chain/sender.js";
 import { recordEvent } from "../events/log.js";
+import { modeOf, type Mode } from "../clients/modes.js";
+import { withdrawQueuedSend } from "../chain/send-records.js";
 import { eventObject } from "../events/objects.js";
 import { developerFeePostings, parseDeveloperFee } from "../developer-fees/rules.js";
 import { AppError, badInput, notFound } from "../errors.js";
@@ -24,9 +26,10 @@ import { parseBankCurrency, parseBankWithdrawal, parseNgnWithdrawal, parseUsdcWi
 /**
  * PENDING at initiation (the money is already debited) → PROCESSING (the payout provider accepted it)
  * → COMPLETED; FAILED from PENDING or PROCESSING (amount and fee come back); RETURNED from COMPLETED
- * (the bank sent the money back: the amount comes back, the developer fee is kept).
+ * (the bank sent the money back: the amount comes back, the developer fee is kept); CANCELLED from
+ * PENDING by the client, before anything was sent or signed (amount and fee come back).
  */
-export const WITHDRAWAL_STATUS = { PENDING: "PENDING", PROCESSING: "PROCESSING", COMPLETED: "COMPLETED", FAILED: "FAILED", RETURNED: "RETURNED" } as const;
+export const WITHDRAWAL_STATUS = { PENDING: "PENDING", PROCESSING: "PROCESSING", COMPLETED: "COMPLETED", FAILED: "FAILED", RETURNED: "RETURNED", CANCELLED: "CANCELLED" } as const;
 export type WithdrawalStatus = keyof typeof WITHDRAWAL_STATUS;
 export const WITHDRAWAL_STATUSES = Object.values(WITHDRAWAL_STATUS);
 
@@ -37,6 +40,7 @@ const TRANSITIONS = {
   complete: { to: "COMPLETED", from: ["PENDING", "PROCESSING"], done: "completed", event: "withdrawal.completed" },
   fail: { to: "FAILED", from: ["PENDING", "PROCESSING"], done: "failed", event: "withdrawal.failed" },
   return: { to: "RETURNED", from: ["COMPLETED"], done: "returned", event: "withdrawal.returned" },
+  cancel: { to: "CANCELLED", from: ["PENDING"], done: "cancelled", event: "withdrawal.cancelled" },
 } as const satisfies Record<string, Transition>;
 type TransitionName = keyof typeof TRANSITIONS;
 
@@ -65,8 +69,8 @@ type Payout = {
   developerFee: Decimal;
   destination: Record<string, unknown>;
   metadata: MetadataChanges;
-  /** USDC: the network it goes out on (a live one sends it on chain). */
-  network?: string;
+  /** USDC: the network it goes out on in its mode (one on a chain sends it there). */
+  chain?: { mode: Mode; network: string };
 };
 
 /** We charge no fee of our own on withdrawals: the record's fee is the client's developer fee alone. */
@@ -96,10 +100,10 @@ export class WithdrawalService {
       users: UserService;
       ledger: LedgerService;
       metrics: Pick<BusinessMetrics, "withdrawals">;
-      /** A network's chain id as this deployment runs it (src/chain/rail.ts). */
-      chainIdOf: (network: string) => number | undefined;
-      /** Where a USDC withdrawal on a live network is handed to the chain's sender. */
-      sends: Pick<SendQueue, "queue" | "nudge">;
+      /** A network's chain id as this deployment runs it in a mode (src/chain/rail.ts). */
+      chainIdOf: (mode: Mode, network: string) => number | undefined;
+      /** Where a USDC withdrawal on a chain is handed to the chain's sender (and refused first where its mode cannot send). */
+      sends: Pick<SendQueue, "queue" | "nudge" | "assertUsable">;
     },
   ) {}
 
@@ -126,12 +130,14 @@ export class WithdrawalService {
   }
 
   async toUsdc(clientId: string, input: unknown) {
-    const request = parseUsdcWithdrawal(input, this.deps.chainIdOf);
+    const mode = await modeOf(this.deps.prisma, clientId);
+    const request = parseUsdcWithdrawal(input, (network) => this.deps.chainIdOf(mode, network));
     const amount = parseAmount(request.amount, "USDC");
     const developerFee = parseDeveloperFee(request.developerFee, "USDC");
+    this.deps.sends.assertUsable(mode, request.network.name, "USDC", "network");
     const user = await this.deps.users.get(clientId, request.userId, { select: { id: true } });
     const destination = { address: getAddress(request.walletAddress), network: request.network.name, chainId: request.network.chainId };
-    return this.initiate({ clientId, userId: user.id, type: "USDC", currency: "USDC", amount, developerFee, destination, metadata: request.metadata, network: request.network.name });
+    return this.initiate({ clientId, userId: user.id, type: "USDC", currency: "USDC", amount, developerFee, destination, metadata: request.metadata, chain: { mode, network: request.network.name } });
   }
 
   /** Another client's withdrawal is exactly as unknown as one that does not exist. */
@@ -154,6 +160,16 @@ export class WithdrawalService {
   /** The payout failed: PENDING or PROCESSING → FAILED, and the amount and the fee return to the balance. */
   fail(clientId: string, reference: string, reason: string | null | undefined) {
     return this.move(clientId, reference, "fail", { failureReason: reasonOf(reason, "The payout was rejected by the receiving bank") });
+  }
+
+  /**
+   * The client takes back a withdrawal nothing has been done with yet: PENDING → CANCELLED, amount and fee
+   * back, once. On a chain, only while its transfer waits unsigned: the send is withdrawn in the same
+   * transaction, conditionally, so of a cancel and the sender's signing exactly one wins; once signed
+   * (or handed to the payout provider: PROCESSING) it is a CONFLICT.
+   */
+  cancel(clientId: string, reference: string) {
+    return this.move(clientId, reference, "cancel", {});
   }
 
   /** The bank sent a completed payout back: COMPLETED → RETURNED, and the amount returns (the developer fee is kept). */
@@ -194,9 +210,9 @@ export class WithdrawalService {
       await recordEvent(prismaSql(tx), { clientId, userId, type: "withdrawal.created", object: eventObject.withdrawal(withdrawal) });
       // On a live network the transfer is queued with the debit: both commit, or neither.
       const onChain =
-        payout.network !== undefined &&
+        payout.chain !== undefined &&
         (await this.deps.sends.queue(prismaSql(tx), {
-          network: payout.network,
+          ...payout.chain,
           purpose: "WITHDRAWAL",
           purposeId: withdrawal.reference,
           to: payout.destination.address as `0x${string}`,
@@ -245,8 +261,12 @@ export class WithdrawalService {
     const { withdrawal, changed } = await inTransaction(this.deps.prisma, async (tx) => {
       const [locked] = await prismaSql(tx).query<{ status: string; onChain: boolean }>("withdrawal_lock", LOCK_WITHDRAWAL, [reference, clientId]);
       if (!locked) throw notFound("Withdrawal");
-      if (locked.onChain) {
-        throw new AppError("BAD_USER_INPUT", `Withdrawal ${reference} is sent on a live network: its status follows the chain, not the sandbox`, { param: "reference" });
+      if (name === "cancel") {
+        if (locked.onChain && locked.status === WITHDRAWAL_STATUS.PENDING && !(await withdrawQueuedSend(prismaSql(tx), "WITHDRAWAL", reference, "cancelled by the client"))) {
+          throw new AppError("CONFLICT", `Withdrawal ${reference} is already signed on its chain and can no longer be cancelled`);
+        }
+      } else if (locked.onChain) {
+        throw new AppError("BAD_USER_INPUT", `Withdrawal ${reference} is sent on a chain: its status follows the chain, not the sandbox`, { param: "reference" });
       }
       return this.steps(tx, clientId, reference, locked.status, name, reasons);
     });
@@ -262,7 +282,7 @@ export class WithdrawalService {
     for (const step of stepsOf(status, name)) {
       const data = { status: step.to, ...(transactionHash ? { transactionHash } : {}), ...(step.to === TRANSITIONS[name].to ? reasons : {}) };
       withdrawal = await tx.withdrawal.update({ where: { reference }, data });
-      if (step.to === WITHDRAWAL_STATUS.FAILED) await this.giveBack(tx, withdrawal, { developerFee: true });
+      if (step.to === WITHDRAWAL_STATUS.FAILED || step.to === WITHDRAWAL_STATUS.CANCELLED) await this.giveBack(tx, withdrawal, { developerFee: true });
       if (step.to === WITHDRAWAL_STATUS.RETURNED) await this.giveBack(tx, withdrawal, { developerFee: false });
       await recordEvent(prismaSql(tx), { clientId, userId: withdrawal.userId, type: step.event, object: eventObject.withdrawal(withdrawal) });
       changed.push(step.to);

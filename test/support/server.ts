@@ -59,9 +59,9 @@ export async function startServer(
 
 export type Tenant = { clientId: string; apiKey: string; headers: Record<string, string> };
 
-/** A fresh client with one API key: each test works in its own tenant. */
-export async function newTenant(server: TestServer): Promise<Tenant> {
+/** A fresh client with one API key of `mode` (test by default): each test works in its own tenant. */
+export async function newTenant(server: TestServer, mode: "test" | "live" = "test"): Promise<Tenant> {
   const email = `tenant-${crypto.randomUUID()}@example.com`;
-  const { client, apiKey } = await createClientWithKey(server.app.db.prisma, server.app.services.keys, { email });
+  const { client, apiKey } = await createClientWithKey(server.app.db.prisma, server.app.services.keys, { email, mode });
   return { clientId: client.id, apiKey: apiKey.key, headers: { "x-api-key": apiKey.key } };
 }

@@ -22,7 +22,7 @@ const Withdrawal = named("Withdrawal", z.object({
   amount: doc.money,
   fee: doc.money.describe("our own fee (none today) plus developerFee"),
   developerFee: doc.money.optional().describe("the client's own fee (part of fee), present only when the withdrawal carries one"),
-  status: z.enum(WITHDRAWAL_STATUSES).describe("PENDING → PROCESSING → COMPLETED; FAILED from PENDING or PROCESSING; RETURNED from COMPLETED"),
+  status: z.enum(WITHDRAWAL_STATUSES).describe("PENDING → PROCESSING → COMPLETED; FAILED from PENDING or PROCESSING; RETURNED from COMPLETED; CANCELLED from PENDING by the client"),
   destination: z.string().describe("the account paid, masked: ****6789, or the ends of the address: 0xA0b8…eB48"),
   failureReason: z.string().nullable().describe("why it FAILED; null otherwise"),
   returnReason: z.string().nullable().describe("why the bank returned it; null until RETURNED"),
@@ -197,6 +197,22 @@ export const withdrawalRoutes = [
     variables: ({ params }) => ({ reference: params.reference }),
     result: (data) => withdrawalBody(found(data.withdrawal)),
     docs: { summary: "A withdrawal's status", params: REFERENCE, response: Withdrawal, errors: ["NOT_FOUND"], example: { response: examples.withdrawal } },
+  }),
+  route({
+    method: "POST",
+    path: "/v1/withdrawals/:reference/cancel",
+    operation: graphql(`mutation CancelWithdrawal($reference: ID!) { cancelWithdrawal(reference: $reference) { ...WithdrawalFields } }`, [WithdrawalFields]),
+    variables: ({ params }) => ({ reference: params.reference }),
+    result: (data) => withdrawalBody(data.cancelWithdrawal),
+    docs: {
+      summary: "Cancel a withdrawal not yet sent",
+      description:
+        "PENDING → CANCELLED: the amount and the fee return to the balance, once. A withdrawal on a chain can be cancelled only while its transfer is not signed; after that, or once PROCESSING, 409.",
+      params: REFERENCE,
+      response: Withdrawal,
+      errors: ["NOT_FOUND", "CONFLICT"],
+      example: { response: { ...examples.withdrawal, status: "CANCELLED" } },
+    },
   }),
 ];
 
