@@ -1,11 +1,13 @@
-// npm run client:create -- --email ops@example.com [--name "Acme"]
-// Creates (or finds) a client and prints one new API key. Reads only the server's database settings
+// npm run client:create -- --email ops@example.com [--name "Acme"] [--mode test|live]
+// Creates (or finds) a client and prints one new API key of the mode asked (default: live with
+// NODE_ENV=production, test elsewhere). Reads only the server's database settings
 // (DATABASE_URL, DATA_DIR, NODE_ENV): it sends no mail and signs nothing.
 // On the embedded database, while a server holds the data directory, the server does it (admin socket).
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { createClientThroughServer } from "../src/admin/client.js";
 import { adminSocketPath, type CreatedClient } from "../src/admin/protocol.js";
+import { defaultMode, isMode, type Mode } from "../src/clients/modes.js";
 import { createClientWithKey } from "../src/clients/service.js";
 import { loadDatabaseConfig, type DatabaseConfig } from "../src/config.js";
 import { embeddedDataDir, openDatabase } from "../src/db/database.js";
@@ -16,7 +18,9 @@ import { createLogger } from "../src/logger.js";
 /** A server that has just taken the data directory opens its admin socket once its database is ready. */
 const SERVER_STARTUP_WAIT_MS = 30_000;
 
-async function createInDatabase(config: DatabaseConfig, input: { email: string; name?: string }): Promise<CreatedClient> {
+type NewClient = { email: string; name?: string; mode: Mode };
+
+async function createInDatabase(config: DatabaseConfig, input: NewClient): Promise<CreatedClient> {
   const db = await openDatabase({ url: config.databaseUrl, embeddedDir: embeddedDataDir(config.dataDir), role: "tool", logger: createLogger("warn") });
   try {
     return await createClientWithKey(db.prisma, new ApiKeyService(db.prisma), input);
@@ -25,7 +29,7 @@ async function createInDatabase(config: DatabaseConfig, input: { email: string; 
   }
 }
 
-async function createThroughServer(dataDir: string, input: { email: string; name?: string }): Promise<CreatedClient> {
+async function createThroughServer(dataDir: string, input: NewClient): Promise<CreatedClient> {
   const deadline = Date.now() + SERVER_STARTUP_WAIT_MS;
   for (;;) {
     try {
@@ -40,12 +44,12 @@ async function createThroughServer(dataDir: string, input: { email: string; name
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { email: { type: "string" }, name: { type: "string" } } });
-  if (!values.email) {
-    process.stderr.write("usage: npm run client:create -- --email you@example.com [--name \"Acme\"]\n");
+  const { values } = parseArgs({ options: { email: { type: "string" }, name: { type: "string" }, mode: { type: "string" } } });
+  if (!values.email || (values.mode !== undefined && !isMode(values.mode))) {
+    process.stderr.write("usage: npm run client:create -- --email you@example.com [--name \"Acme\"] [--mode test|live]\n");
     process.exit(2);
   }
-  const input = { email: values.email, name: values.name };
+  const input = { email: values.email, name: values.name, mode: values.mode ?? defaultMode(process.env.NODE_ENV === "production") };
   const config = loadDatabaseConfig();
   let created: CreatedClient;
   try {
@@ -55,7 +59,7 @@ async function main() {
     created = await createThroughServer(config.dataDir, input);
   }
   const { client, apiKey } = created;
-  process.stdout.write(`client  ${client.id} <${client.email}>\napi key ${apiKey.key}\n(shown once; send it as the x-api-key header)\n`);
+  process.stdout.write(`client  ${client.id} <${client.email}>\napi key ${apiKey.key} (${input.mode} mode)\n(shown once; send it as the x-api-key header)\n`);
 }
 
 main().catch((err) => {

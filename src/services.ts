@@ -69,8 +69,10 @@ export function createServices(deps: ServiceDeps) {
   const users = new UserService(deps.prisma, deps.sql);
   const ledger = new LedgerService(deps.prisma, deps.metrics.journals);
   const wallets = new WalletService({ prisma: deps.prisma, custodian: deps.providers.custodian, users, logger: deps.logger });
+  const networks = new LiveNetworks(deps.config.chain);
   const virtualAccounts = new VirtualAccountService({
     prisma: deps.prisma,
+    networks,
     users,
     banks: [deps.providers.ngnBank, deps.providers.fiatBank],
     ensureWallet: (clientId, userId) => wallets.ensure(clientId, userId),
@@ -81,8 +83,8 @@ export function createServices(deps: ServiceDeps) {
   const ttlMs = deps.config.cardAuthorizationTtlMs;
   const cardAuthorizations = new CardAuthorizationService({ prisma: deps.prisma, users, ledger, spending: cardSpending, ttlMs });
   const eventIds = new EventIds(deps.config.encryptionKey);
-  const depositRoom = depositServices(deps, { users, ledger, wallets, virtualAccounts, conversion });
-  const withdrawals = new WithdrawalService({ prisma: deps.prisma, users, ledger, metrics: deps.metrics, sends: depositRoom.sends, chainIdOf: (mode, network) => depositRoom.chain.chainIdOf(mode, network) });
+  const depositRoom = depositServices(deps, networks, { users, ledger, wallets, virtualAccounts, conversion });
+  const withdrawals = new WithdrawalService({ prisma: deps.prisma, users, ledger, metrics: deps.metrics, sends: depositRoom.sends, networks, chainIdOf: (mode, network) => depositRoom.chain.chainIdOf(mode, network) });
   depositRoom.chain.handle("WITHDRAWAL", withdrawals.chainOutcome);
   depositRoom.chain.handle("FORWARD", new ForwardOutcome({ ledger }));
   const auth = new AuthService({ prisma: deps.prisma, keys, credentials, mailer: deps.mailer, logger: deps.logger, secret: deps.config.jwtSecret,
@@ -106,7 +108,7 @@ export function createServices(deps: ServiceDeps) {
     wallets,
     cards: new CardService({ prisma: deps.prisma, issuer: deps.providers.cardIssuer, encryptionKey: deps.config.encryptionKey, logger: deps.logger }),
     cardTransactions: new CardTransactionService({ prisma: deps.prisma, users }),
-    usdcAccounts: new UsdcAccountService({ prisma: deps.prisma, users, wallets }),
+    usdcAccounts: new UsdcAccountService({ prisma: deps.prisma, users, wallets, networks }),
     virtualAccounts,
     balanceLookup: new BalanceLookupService({ users, ledger }),
     withdrawals,
@@ -150,9 +152,9 @@ function webhookServices(deps: ServiceDeps, eventIds: EventIds) {
 /** Deposits, the webhooks that drive them, and the sandbox that plays their providers. */
 function depositServices(
   deps: ServiceDeps,
+  networks: LiveNetworks,
   domain: { users: UserService; ledger: LedgerService; wallets: WalletService; virtualAccounts: VirtualAccountService; conversion: ConversionService },
 ) {
-  const networks = new LiveNetworks(deps.config.chain);
   const signers = new Signers(deps.masterKey);
   const sends = new SendQueue({ networks, treasury: { live: signers.treasury.live.address, test: signers.treasury.test.address }, onQueued: () => chain.nudge() });
   const deposits = new DepositService({

@@ -16,7 +16,7 @@ const start = async (dataDir: string) => {
   return running;
 };
 
-const printedKeys = (server: ServerProcess) => new Set(server.output.join("\n").match(/fpk_[0-9a-f]+\.[\w-]+/g) ?? []);
+const printedKeys = (server: ServerProcess) => new Set(server.output.join("\n").match(/fpk_test_[0-9a-f]+\.[\w-]+/g) ?? []);
 
 /** The one key the start printed (in the key line and the curl line). */
 function printedKey(server: ServerProcess): string {

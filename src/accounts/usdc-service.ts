@@ -2,6 +2,8 @@ import { z } from "zod";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import { isUniqueViolation } from "../db/errors.js";
 import { notFound } from "../errors.js";
+import type { LiveNetworks } from "../chain/live.js";
+import { modeOf } from "../clients/modes.js";
 import { NETWORK_NAMES, NETWORKS, networkByName, type Network } from "../providers/chains.js";
 import type { UserService } from "../users/service.js";
 import type { WalletService } from "../wallets/service.js";
@@ -28,7 +30,7 @@ const chain = (field: string) =>
  * balance shown with them is the user's USDC ledger balance (the ledger writes it).
  */
 export class UsdcAccountService {
-  constructor(private readonly deps: { prisma: PrismaClient; users: UserService; wallets: WalletService }) {}
+  constructor(private readonly deps: { prisma: PrismaClient; users: UserService; wallets: WalletService; networks: Pick<LiveNetworks, "assertUsable"> }) {}
 
   async list(clientId: string, userId: unknown, query: UsdcAccountSelection = {}) {
     const id = requireUuid(userId, "userId");
@@ -49,6 +51,7 @@ export class UsdcAccountService {
   async ensure(clientId: string, userId: unknown, chainType: unknown, query: UsdcAccountSelection = {}) {
     const id = requireUuid(userId, "userId");
     const network = parseInput(chain("chainType"), chainType);
+    this.deps.networks.assertUsable(await modeOf(this.deps.prisma, clientId), network.name, "USDC", "chainType");
     const where = { userId_chain: { userId: id, chain: network.name } };
     const wallet = await this.deps.wallets.ensure(clientId, id, { select: { address: true } });
     if (!(await this.deps.prisma.usdcAccount.findUnique({ where, select: { id: true } }))) {

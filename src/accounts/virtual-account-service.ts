@@ -6,6 +6,8 @@ import { prismaSql } from "../db/sql.js";
 import { AppError } from "../errors.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
+import type { LiveNetworks } from "../chain/live.js";
+import { modeOf } from "../clients/modes.js";
 import type { Logger } from "../logger.js";
 import { metadataChanges, newMetadata } from "../metadata.js";
 import type { BankAccountDetails, BankingProvider } from "../providers/banking.js";
@@ -42,6 +44,8 @@ type Deps = {
   banks: readonly BankingProvider[];
   ensureWallet: EnsureWallet;
   logger: Logger;
+  /** Which networks a forward may go to, per mode (src/chain/live.ts). */
+  networks: Pick<LiveNetworks, "assertUsable">;
 };
 
 /** Bank accounts that receive fiat for a user; one per (user, currency). An existing account is returned as it is (its metadata too). */
@@ -53,6 +57,7 @@ export class VirtualAccountService {
     const args = parseInput(CreateVirtualAccount, withoutNulls(input));
     const developerFeePercent = parseDeveloperFeePercent(args.developerFeePercent);
     const user = await this.deps.users.get(clientId, args.userId);
+    this.deps.networks.assertUsable(await modeOf(this.deps.prisma, clientId), args.destinationNetwork, args.destinationAsset, "destinationNetwork");
 
     const existing = await this.findOwn(user.id, currency);
     if (existing) return existing;

@@ -1,5 +1,6 @@
 import type { Address } from "viem";
 import type { Mode } from "../clients/modes.js";
+import { AppError } from "../errors.js";
 import type { TokenSymbol } from "../providers/chains.js";
 import { chainNetworks, networkLabel, type ChainSettings, type NetworkSettings } from "./networks.js";
 
@@ -57,6 +58,19 @@ export class LiveNetworks {
   /** Whether money on `name` moves on a chain in `mode` (live mode: a live chain; test mode: a test chain). */
   isOnChain(mode: Mode, name: string): boolean {
     return this.onChainOf(mode, name) !== undefined;
+  }
+
+  /**
+   * What SPEC §15 asks before any money moves towards `network` in `mode`: live mode has no
+   * simulation, so the network must be on a live chain and configure `symbol`; a test-mode network on
+   * a test chain must configure it too. 400 naming `field`, before anything is debited or created.
+   */
+  assertUsable(mode: Mode, network: string, symbol: string, field: string): void {
+    if (!this.isOnChain(mode, network)) {
+      if (mode === "live") throw new AppError("BAD_USER_INPUT", `${field}: ${network} is not live on this server (no CHAIN_RPC_URL_${network}): live mode moves money on live networks only`, { param: field });
+      return;
+    }
+    if (!this.tokenOf(mode, network, symbol)) throw new AppError("BAD_USER_INPUT", `${field}: ${symbol} has no contract configured on ${network} in ${mode} mode`, { param: field });
   }
 
   /** The contract of `symbol` on an on-chain network of `mode`; undefined when the network is simulated or lists no such token. */

@@ -1,7 +1,7 @@
 import type { Address } from "viem";
 import type { Mode } from "../clients/modes.js";
 import type { Sql } from "../db/sql.js";
-import { AppError, badInput } from "../errors.js";
+import { badInput } from "../errors.js";
 import type { LiveNetworks } from "./live.js";
 import { queueSend } from "./send-records.js";
 
@@ -29,22 +29,6 @@ export class SendQueue {
 
   isOnChain(mode: Mode, network: string): boolean {
     return this.deps.networks.isOnChain(mode, network);
-  }
-
-  /**
-   * What SPEC §15 asks before any money moves towards `network` in `mode`: live mode has no
-   * simulation, so the network must be on a live chain and configure `symbol`; a test-mode
-   * network on a test chain must configure it too. 400 naming the field, before anything is debited.
-   */
-  assertUsable(mode: Mode, network: string, symbol: string, field: string): void {
-    const { networks } = this.deps;
-    if (!networks.isOnChain(mode, network)) {
-      if (mode === "live") throw new AppError("BAD_USER_INPUT", `${field}: ${network} is not live on this server (no CHAIN_RPC_URL_${network}): live mode moves money on live networks only`, { param: field });
-      return;
-    }
-    if (!networks.tokenOf(mode, network, symbol)) {
-      throw new AppError("BAD_USER_INPUT", `${field}: ${symbol} has no contract configured on ${network} in ${mode} mode`, { param: field });
-    }
   }
 
   /** Queues the transfer when its network is on a chain in its mode (true); false on a simulated network, where nothing is sent. */

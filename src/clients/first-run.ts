@@ -25,7 +25,8 @@ export function firstRunBanner(url: string, apiKey: string): string {
   return [
     "",
     "  First run: a sandbox client was created on this new embedded database.",
-    `  API key (shown once): ${apiKey}`,
+    `  Test-mode API key (shown once): ${apiKey}`,
+    "  Test mode plays money (sandbox helpers, simulated or test chains); live mode moves real money only (docs/modes.md).",
     "",
     "  Try it:",
     `    curl -s ${url}/v1/api-keys -H 'x-api-key: ${apiKey}'`,

@@ -57,7 +57,8 @@ export class EventIds {
 
   /** An event as the client sees it. */
   clientEvent(clientId: string, row: EventRow): ClientEvent {
-    return { id: this.visible(clientId, row.id), type: row.type, createdAt: row.createdAt.toISOString(), data: row.data as ClientEvent["data"] };
+    const data = row.data as ClientEvent["data"];
+    return { id: this.visible(clientId, row.id), type: row.type, createdAt: row.createdAt.toISOString(), livemode: data.object.livemode === true, data };
   }
 
   private keyOf(clientId: string): Buffer {

@@ -1,3 +1,4 @@
+import { modeOf } from "../clients/modes.js";
 import type { Sql } from "../db/sql.js";
 import type { EventType } from "./types.js";
 
@@ -29,7 +30,9 @@ const RECORD_EVENT = `
  * their own encryption of it (see EventIds).
  */
 export async function recordEvent(tx: Sql, event: NewEvent): Promise<void> {
-  await tx.query("event_record", RECORD_EVENT, [event.clientId, event.userId ?? null, event.type, JSON.stringify({ object: event.object })]);
+  // The object says its mode like every resource (SPEC §15); the event's own `livemode` is read from it.
+  const livemode = (await modeOf(tx, event.clientId)) === "live";
+  await tx.query("event_record", RECORD_EVENT, [event.clientId, event.userId ?? null, event.type, JSON.stringify({ object: { ...event.object, livemode } })]);
 }
 
 /** Both parts are PostgreSQL bigints, so each starts with a hex digit below 8. */

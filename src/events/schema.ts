@@ -11,6 +11,7 @@ export const EventRef = builder.objectRef<ClientEvent>("Event").implement({
     id: t.exposeID("id", { description: "evt_…, opaque: the feed's order is its own (ids do not sort); pass one as `after` to read on from it" }),
     type: t.exposeString("type"),
     createdAt: t.field({ type: "DateTime", resolve: (event) => event.createdAt }),
+    livemode: t.exposeBoolean("livemode", { description: "Whether it happened in live mode (SPEC §15); its object carries the same" }),
     data: t.field({ type: "JSON", description: "{object}: the resource as REST shows it (money as JSON numbers)", resolve: (event) => event.data }),
   }),
 });

@@ -82,4 +82,5 @@ export function readableEventTypes(grants: Permissions | null, wanted: readonly 
 export const DEPOSIT_EVENT_TYPES = ["deposit.created", "deposit.completed", "deposit.failed"] as const satisfies readonly EventType[];
 
 /** What a client sees of an event, on every surface and in webhook bodies. */
-export type ClientEvent = { id: string; type: string; createdAt: string; data: { object: Record<string, unknown> } };
+/** `livemode`: the mode of the tenant it happened in (SPEC §15); its object carries the same. */
+export type ClientEvent = { id: string; type: string; createdAt: string; livemode: boolean; data: { object: Record<string, unknown> } };

@@ -173,7 +173,8 @@ const event = {
   id: "evt_000000000000a3f20000000000000007",
   type: "deposit.completed",
   createdAt: later,
-  data: { object: { ...deposit, status: "COMPLETED", updatedAt: later } },
+  livemode: false,
+  data: { object: { ...deposit, status: "COMPLETED", updatedAt: later, livemode: false } },
 };
 
 const auditLogEntry = {

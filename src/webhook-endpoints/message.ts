@@ -5,13 +5,13 @@ import { signatureHeader } from "./secrets.js";
 export type WebhookMessage = { headers: Record<string, string>; body: string };
 
 /**
- * What an endpoint receives for an event: the event JSON `{id, type, createdAt, data}`, signed the
+ * What an endpoint receives for an event: the event JSON `{id, type, createdAt, livemode, data}`, signed the
  * Standard Webhooks way with each secret (`webhook-id` is the event id, so every delivery of one
  * event carries the same one). `npm run listen` forwards with this too, so what it sends is exactly
  * what an endpoint would get.
  */
 export function webhookMessage(event: ClientEvent, secrets: readonly string[], timestamp = new Date()): WebhookMessage {
-  const body = JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, data: event.data });
+  const body = JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, livemode: event.livemode, data: event.data });
   return {
     body,
     headers: {

@@ -6,6 +6,7 @@ import { inTransaction, type Tx } from "../db/transaction.js";
 import { prismaSql } from "../db/sql.js";
 import { afterCommit } from "../db/unit-of-work.js";
 import type { SendQueue } from "../chain/send-queue.js";
+import type { LiveNetworks } from "../chain/live.js";
 import type { SendOutcome } from "../chain/sender.js";
 import { recordEvent } from "../events/log.js";
 import { modeOf, type Mode } from "../clients/modes.js";
@@ -103,7 +104,9 @@ export class WithdrawalService {
       /** A network's chain id as this deployment runs it in a mode (src/chain/rail.ts). */
       chainIdOf: (mode: Mode, network: string) => number | undefined;
       /** Where a USDC withdrawal on a chain is handed to the chain's sender (and refused first where its mode cannot send). */
-      sends: Pick<SendQueue, "queue" | "nudge" | "assertUsable">;
+      sends: Pick<SendQueue, "queue" | "nudge">;
+      /** Which networks money may move on, per mode (src/chain/live.ts). */
+      networks: Pick<LiveNetworks, "assertUsable">;
     },
   ) {}
 
@@ -134,7 +137,7 @@ export class WithdrawalService {
     const request = parseUsdcWithdrawal(input, (network) => this.deps.chainIdOf(mode, network));
     const amount = parseAmount(request.amount, "USDC");
     const developerFee = parseDeveloperFee(request.developerFee, "USDC");
-    this.deps.sends.assertUsable(mode, request.network.name, "USDC", "network");
+    this.deps.networks.assertUsable(mode, request.network.name, "USDC", "network");
     const user = await this.deps.users.get(clientId, request.userId, { select: { id: true } });
     const destination = { address: getAddress(request.walletAddress), network: request.network.name, chainId: request.network.chainId };
     return this.initiate({ clientId, userId: user.id, type: "USDC", currency: "USDC", amount, developerFee, destination, metadata: request.metadata, chain: { mode, network: request.network.name } });

@@ -5,11 +5,12 @@ import { doc, named } from "../docs.js";
 import { examples } from "../examples.js";
 import { integer, route } from "../route.js";
 
-const EventFields = graphql(`fragment EventFields on Event { id type createdAt data }`);
+const EventFields = graphql(`fragment EventFields on Event { id type createdAt livemode data }`);
 export const Event = named("Event", z.object({
   id: z.string().describe("evt_…, opaque (pass it as `after` to read on from it)"),
   type: z.enum(EVENT_TYPES),
   createdAt: doc.timestamp,
+  livemode: z.boolean().describe("whether it happened in live mode; its object carries the same"),
   data: z.object({ object: z.record(z.string(), z.unknown()).describe("the resource as its REST path shows it") }),
 }));
 
