@@ -1,3 +1,4 @@
+import type { Mode } from "../clients/modes.js";
 import type { Sql } from "../db/sql.js";
 
 // The watcher's state, as plain SQL on the same connections as the deposit writes it commits with.
@@ -99,12 +100,18 @@ export async function rewindTo(tx: Sql, chainId: number, ancestor: bigint): Prom
   return count;
 }
 
-const OWNERS = `SELECT "address", "clientId", "userId" FROM "wallets" WHERE "address" = ANY($1::text[])`;
+const OWNERS = `
+  SELECT w."address", w."clientId", w."userId" FROM "wallets" w JOIN "clients" c ON c."id" = w."clientId"
+  WHERE w."address" = ANY($1::text[]) AND c."mode" = $2`;
 
-/** The custodial wallets among `addresses` (EIP-55): one query for a whole block range, whatever the number of wallets. */
-export async function walletOwners(sql: Sql, addresses: string[]): Promise<Map<string, { clientId: string; userId: string }>> {
+/**
+ * The custodial wallets of `mode`'s tenants among `addresses` (EIP-55): one query for a whole block
+ * range, whatever the number of wallets. A chain serves one mode: a transfer on it to another mode's
+ * address is no deposit (SPEC §15).
+ */
+export async function walletOwners(sql: Sql, addresses: string[], mode: Mode): Promise<Map<string, { clientId: string; userId: string }>> {
   if (addresses.length === 0) return new Map();
-  const rows = await sql.query<{ address: string; clientId: string; userId: string }>("chain_wallet_owners", OWNERS, [addresses]);
+  const rows = await sql.query<{ address: string; clientId: string; userId: string }>("chain_wallet_owners", OWNERS, [addresses, mode]);
   return new Map(rows.map((row) => [row.address, { clientId: row.clientId, userId: row.userId }]));
 }
 

@@ -243,7 +243,7 @@ export class NetworkWatcher {
     this.deps.metrics.logs.inc({ network: network.name }, logs.length);
     const recorded = await this.deps.sql.transaction(async (tx) => {
       if (!(await moveCursor(tx, chainId, cursor, { blockNumber: to, blockHash: end.hash }, head))) throw new ChainMoved("the cursor moved");
-      const owners = await walletOwners(tx, [...new Set(transfers.map((log) => log.args.to!))]);
+      const owners = await walletOwners(tx, [...new Set(transfers.map((log) => log.args.to!))], network.livemode ? "live" : "test");
       const matches = transfers.flatMap((log): Match[] => {
         const owner = owners.get(log.args.to!);
         const token = this.tokens.find((t) => t.address.toLowerCase() === log.address.toLowerCase());

@@ -250,12 +250,13 @@ export function liveBaseEnv(anvil: Anvil, token: Token, overrides: Record<string
 }
 
 /**
- * A custodian master key for the tests (CUSTODIAN_MASTER_KEY) and its treasury address,
- * m/44'/60'/1'/0/0, derived here with viem, apart from the product's code.
+ * A custodian master key for the tests (CUSTODIAN_MASTER_KEY) and its treasuries' addresses, live
+ * m/44'/60'/1'/0/0 and test m/44'/60'/3'/0/0, derived here with viem, apart from the product's code.
  */
-export function testCustody(seedByte = 11): { masterKey: string; treasury: Address } {
+export function testCustody(seedByte = 11): { masterKey: string; treasury: Address; testTreasury: Address } {
   const masterKey = HDKey.fromMasterSeed(new Uint8Array(64).fill(seedByte)).privateExtendedKey;
-  return { masterKey, treasury: hdKeyToAccount(HDKey.fromExtendedKey(masterKey), { accountIndex: 1, addressIndex: 0 }).address };
+  const treasuryOn = (accountIndex: number) => hdKeyToAccount(HDKey.fromExtendedKey(masterKey), { accountIndex, addressIndex: 0 }).address;
+  return { masterKey, treasury: treasuryOn(1), testTreasury: treasuryOn(3) };
 }
 
 /** A fresh address (nothing was ever sent to it). */
