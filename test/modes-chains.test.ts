@@ -5,6 +5,8 @@ import { newVirtualAccount, simulateDeposit } from "./support/deposits.js";
 import { createUser, rest } from "./support/http.js";
 import { balanceOf } from "./support/withdrawals.js";
 import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
+import { fund } from "./support/ledger.js";
+import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { deployToken, freshAddress, startAnvil, testCustody, type Anvil, type Token } from "./support/chain.js";
 import { until } from "./support/until.js";
 
@@ -141,5 +143,35 @@ describe("test mode and live mode on two chains", () => {
     await test.anvil.mine(3);
     const deposits = (await rest(server, "GET", `/v1/transactions/deposits/${liveWallet.userId}`, { headers: liveWallet.tenant.headers })).body as { amount: number }[];
     expect(deposits.map((deposit) => deposit.amount)).toEqual([4]);
+  });
+
+  it("a cancel racing the sender wins or loses whole: a cancelled withdrawal sends nothing and is reversed once, a signed one is sent and kept (PostgreSQL)", needs(REQUIREMENTS.postgres), async () => {
+    const tenant = await newTenant(server, "live");
+    const userId = await createUser(server, tenant);
+    await fund(server, tenant.clientId, userId, "USDC", "100");
+    const chainId = server.app.services.chain.chainIdOf("live", "BASE")!;
+    const destinations = Array.from({ length: 10 }, () => freshAddress());
+    const outcomes = await Promise.all(
+      destinations.map(async (to) => {
+        const created = await withdrawUsdc(tenant, userId, 1, to, chainId);
+        expect(created.status, JSON.stringify(created.body)).toBe(200);
+        const cancel = await rest(server, "POST", `/v1/withdrawals/${created.body.reference}/cancel`, { headers: tenant.headers });
+        expect([200, 409]).toContain(cancel.status);
+        return { to, reference: created.body.reference as string, cancelled: cancel.status === 200 };
+      }),
+    );
+    const settled = await until(async () => {
+      const all = await Promise.all(outcomes.map(async (outcome) => (await rest(server, "GET", `/v1/withdrawals/${outcome.reference}`, { headers: tenant.headers })).body.status as string));
+      if (all.every((status) => status === "COMPLETED" || status === "CANCELLED")) return all;
+      await live.anvil.mine(1);
+      return undefined;
+    }, "every withdrawal COMPLETED or CANCELLED");
+    const transfers = await transfersOn(live);
+    outcomes.forEach((outcome, i) => {
+      expect(settled[i]).toBe(outcome.cancelled ? "CANCELLED" : "COMPLETED");
+      expect(transfers.filter((transfer) => transfer.to === outcome.to).length).toBe(outcome.cancelled ? 0 : 1);
+    });
+    const sent = outcomes.filter((outcome) => !outcome.cancelled).length;
+    expect(await balanceOf(server, tenant, userId, "USDC")).toBe(String(100 - sent));
   });
 });
