@@ -210,8 +210,8 @@ describe("GET /v1/accounts/{currency}/{userId}", () => {
     const res = await rest(server, "GET", `/v1/accounts/usd/${userId}`, { headers: tenant.headers });
     expect(res.status).toBe(200);
     // SPEC §12 adds the three balances beside the contract's balance (the posted one).
-    expect(Object.keys(res.body)).toEqual(["currency", "balance", "posted", "pending", "available", "virtualAccount"]);
-    expect(res.body).toEqual({ currency: "USD", balance: 12.34, posted: 12.34, pending: 12.34, available: 12.34, virtualAccount: created.body });
+    expect(Object.keys(res.body)).toEqual(["currency", "balance", "posted", "pending", "available", "livemode", "virtualAccount"]);
+    expect(res.body).toEqual({ currency: "USD", balance: 12.34, posted: 12.34, pending: 12.34, available: 12.34, livemode: false, virtualAccount: created.body });
     await expectLedgerInvariants(server, tenant.clientId);
   });
 

@@ -5,7 +5,7 @@ import { fund } from "./ledger.js";
 import { HOLDER } from "./withdrawals.js";
 
 /** The keys of a card authorization on REST, in order. */
-export const AUTHORIZATION_KEYS = ["id", "userId", "cardId", "amount", "currency", "merchant", "status", "declineReason", "capturedAmount", "expiresAt", "createdAt", "updatedAt"];
+export const AUTHORIZATION_KEYS = ["id", "userId", "cardId", "amount", "currency", "merchant", "status", "declineReason", "capturedAmount", "expiresAt", "createdAt", "updatedAt", "livemode"];
 
 /** A fresh tenant's user (the test users' holder) with `usd` on the USD balance, and a card unless `card: false`. */
 export async function cardholder(server: TestServer, usd: string, options: { card?: boolean } = {}): Promise<{ tenant: Tenant; userId: string }> {
