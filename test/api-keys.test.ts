@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-const LISTED_FIELDS = ["allowedIps", "createdAt", "expiresAt", "id", "lastUsedAt", "name", "permissions", "prefix", "revokedAt"];
+const LISTED_FIELDS = ["allowedIps", "createdAt", "expiresAt", "id", "lastUsedAt", "livemode", "mode", "name", "permissions", "prefix", "revokedAt"];
 const createKey = (tenant: Pick<Tenant, "headers">) => rest(server, "POST", "/v1/api-keys", { headers: tenant.headers });
 const listKeys = (tenant: Pick<Tenant, "headers">) => rest(server, "GET", "/v1/api-keys", { headers: tenant.headers });
 
