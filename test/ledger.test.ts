@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-const ENTRY_KEYS = ["id", "userId", "type", "currency", "amount", "balanceBefore", "balanceAfter", "referenceId", "createdAt"];
+const ENTRY_KEYS = ["id", "userId", "type", "currency", "amount", "balanceBefore", "balanceAfter", "referenceId", "createdAt", "livemode"];
 
 /** A tenant with a user who received 100 USD and converted 40 USD to EUR: four user entries. */
 async function userWithHistory() {
@@ -221,7 +221,7 @@ describe("GET /v1/accounts/{currency}/{userId}", () => {
     for (const currency of ["NGN", "eur", "Gbp"]) {
       const res = await rest(server, "GET", `/v1/accounts/${currency}/${userId}`, { headers: tenant.headers });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ currency: currency.toUpperCase(), balance: 0, posted: 0, pending: 0, available: 0, virtualAccount: null });
+      expect(res.body).toEqual({ currency: currency.toUpperCase(), balance: 0, posted: 0, pending: 0, available: 0, livemode: false, virtualAccount: null });
     }
   });
 
