@@ -82,7 +82,7 @@ describe("webhook endpoints", () => {
     const tenant = await newTenant(server);
     const hooks = await receiver();
     const endpoint = await register(tenant, { url: hooks.url, description: "orders" });
-    expect(Object.keys(endpoint)).toEqual(["id", "url", "events", "description", "enabled", "secret", "createdAt", "metadata"]);
+    expect(Object.keys(endpoint)).toEqual(["id", "url", "events", "description", "enabled", "secret", "createdAt", "metadata", "livemode"]);
     expect(endpoint).toMatchObject({ url: hooks.url, events: null, description: "orders", enabled: true });
     expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
 
