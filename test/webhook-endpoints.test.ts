@@ -103,7 +103,7 @@ describe("webhook endpoints", () => {
     const [attempt] = await waitForAttempts(tenant, endpoint.id, 1);
     expect(attempt).toEqual({
       id: expect.any(String), eventId: event.id, attempt: 1, status: 200, succeeded: true, error: null,
-      durationMs: expect.any(Number), createdAt: expect.any(String), nextAttemptAt: null,
+      durationMs: expect.any(Number), createdAt: expect.any(String), nextAttemptAt: null, livemode: false,
     });
   });
 
