@@ -113,7 +113,7 @@ describe("rolling a key", () => {
     const before = Date.now();
     const rolled = await rollKey(server, tenant, id, { expiresInHours: hoursOf(2000) });
     expect(rolled.status, JSON.stringify(rolled.body)).toBe(200);
-    expect(Object.keys(rolled.body).sort()).toEqual(["allowedIps", "createdAt", "expiresAt", "id", "key", "name", "permissions", "prefix"]);
+    expect(Object.keys(rolled.body).sort()).toEqual(["allowedIps", "createdAt", "expiresAt", "id", "key", "livemode", "mode", "name", "permissions", "prefix"]);
     expect(rolled.body).toMatchObject({ allowedIps: ["203.0.113.0/24"], expiresAt: null });
     expect(rolled.body.id).not.toBe(id);
 

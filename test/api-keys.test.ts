@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-const LISTED_FIELDS = ["allowedIps", "createdAt", "expiresAt", "id", "lastUsedAt", "name", "permissions", "prefix", "revokedAt"];
+const LISTED_FIELDS = ["allowedIps", "createdAt", "expiresAt", "id", "lastUsedAt", "livemode", "mode", "name", "permissions", "prefix", "revokedAt"];
 const createKey = (tenant: Pick<Tenant, "headers">) => rest(server, "POST", "/v1/api-keys", { headers: tenant.headers });
 const listKeys = (tenant: Pick<Tenant, "headers">) => rest(server, "GET", "/v1/api-keys", { headers: tenant.headers });
 
@@ -21,7 +21,7 @@ describe("POST /v1/api-keys", () => {
     const tenant = await newTenant(server);
     const res = await createKey(tenant);
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(["allowedIps", "createdAt", "expiresAt", "id", "key", "name", "permissions", "prefix"]);
+    expect(Object.keys(res.body).sort()).toEqual(["allowedIps", "createdAt", "expiresAt", "id", "key", "livemode", "mode", "name", "permissions", "prefix"]);
     expect(res.body).toMatchObject({ name: null, permissions: null, expiresAt: null, allowedIps: null });
     expect(res.body.key.startsWith(res.body.prefix)).toBe(true);
     expect(res.body.key.length - res.body.prefix.length).toBeGreaterThanOrEqual(22); // ≥ 128 bits of secret

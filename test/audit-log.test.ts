@@ -34,8 +34,8 @@ describe("GET /v1/audit-log and auditLog", () => {
     const { data, hasMore } = await auditLog(tenant);
     expect(hasMore).toBe(false);
     expect(data).toEqual([
-      { id: expect.any(String), at: expect.any(String), actor: { type: "api_key", id: keyId }, operation: "createUser", targetIds: [], requestId: duplicate.body.requestId, ip: expect.any(String), outcome: "refused" },
-      { id: expect.any(String), at: expect.any(String), actor: { type: "api_key", id: keyId }, operation: "createUser", targetIds: [created.body.id], requestId: "req-audit-1", ip: expect.any(String), outcome: "succeeded" },
+      { id: expect.any(String), at: expect.any(String), actor: { type: "api_key", id: keyId }, operation: "createUser", targetIds: [], requestId: duplicate.body.requestId, ip: expect.any(String), outcome: "refused", livemode: false },
+      { id: expect.any(String), at: expect.any(String), actor: { type: "api_key", id: keyId }, operation: "createUser", targetIds: [created.body.id], requestId: "req-audit-1", ip: expect.any(String), outcome: "succeeded", livemode: false },
     ]);
     expect(data[0].ip).toMatch(/127\.0\.0\.1/);
     // GraphQL: the same entries, as a connection, with enums.

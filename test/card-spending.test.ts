@@ -9,7 +9,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-const TRANSACTION_KEYS = ["id", "amount", "balance", "created_ts", "description", "status", "type"];
+const TRANSACTION_KEYS = ["id", "amount", "balance", "created_ts", "description", "status", "type", "livemode"];
 
 async function cardholder(usd: string) {
   const tenant = await newTenant(server);

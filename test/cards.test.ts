@@ -4,8 +4,8 @@ import { SandboxCardIssuer } from "../src/providers/card-issuer.js";
 import { newTenant, startServer, type TestServer } from "./support/server.js";
 import { createUser, errorCodes, gql, rest, contractKeys } from "./support/http.js";
 
-const CARD_FIELDS = ["id", "userId", "providerId", "cardNumber", "cardCVV", "cardExpiry", "createdAt", "updatedAt"];
-const TRANSACTION_FIELDS = ["id", "amount", "balance", "created_ts", "description", "status", "type"];
+const CARD_FIELDS = ["id", "userId", "providerId", "cardNumber", "cardCVV", "cardExpiry", "createdAt", "updatedAt", "livemode"];
+const TRANSACTION_FIELDS = ["id", "amount", "balance", "created_ts", "description", "status", "type", "livemode"];
 
 /** The sandbox issuer, counting how many cards it issued (to prove concurrent losers issue none). */
 const issuer = new SandboxCardIssuer();

@@ -22,8 +22,8 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-const QUOTE_KEYS = ["id", "from", "to", "amount", "rate", "fee", "convertedAmount", "expiresAt"];
-const CONVERSION_KEYS = ["id", "userId", "from", "to", "amount", "rate", "fee", "convertedAmount", "quoteId", "createdAt"];
+const QUOTE_KEYS = ["id", "from", "to", "amount", "rate", "fee", "convertedAmount", "expiresAt", "livemode"];
+const CONVERSION_KEYS = ["id", "userId", "from", "to", "amount", "rate", "fee", "convertedAmount", "quoteId", "createdAt", "livemode"];
 
 async function fundedUser(currency = "USD", amount = "100") {
   const tenant = await newTenant(server);

@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-const ENTRY_KEYS = ["id", "userId", "type", "currency", "amount", "balanceBefore", "balanceAfter", "referenceId", "createdAt"];
+const ENTRY_KEYS = ["id", "userId", "type", "currency", "amount", "balanceBefore", "balanceAfter", "referenceId", "createdAt", "livemode"];
 
 /** A tenant with a user who received 100 USD and converted 40 USD to EUR: four user entries. */
 async function userWithHistory() {
@@ -210,8 +210,8 @@ describe("GET /v1/accounts/{currency}/{userId}", () => {
     const res = await rest(server, "GET", `/v1/accounts/usd/${userId}`, { headers: tenant.headers });
     expect(res.status).toBe(200);
     // SPEC §12 adds the three balances beside the contract's balance (the posted one).
-    expect(Object.keys(res.body)).toEqual(["currency", "balance", "posted", "pending", "available", "virtualAccount"]);
-    expect(res.body).toEqual({ currency: "USD", balance: 12.34, posted: 12.34, pending: 12.34, available: 12.34, virtualAccount: created.body });
+    expect(Object.keys(res.body)).toEqual(["currency", "balance", "posted", "pending", "available", "livemode", "virtualAccount"]);
+    expect(res.body).toEqual({ currency: "USD", balance: 12.34, posted: 12.34, pending: 12.34, available: 12.34, livemode: false, virtualAccount: created.body });
     await expectLedgerInvariants(server, tenant.clientId);
   });
 
@@ -221,7 +221,7 @@ describe("GET /v1/accounts/{currency}/{userId}", () => {
     for (const currency of ["NGN", "eur", "Gbp"]) {
       const res = await rest(server, "GET", `/v1/accounts/${currency}/${userId}`, { headers: tenant.headers });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ currency: currency.toUpperCase(), balance: 0, posted: 0, pending: 0, available: 0, virtualAccount: null });
+      expect(res.body).toEqual({ currency: currency.toUpperCase(), balance: 0, posted: 0, pending: 0, available: 0, livemode: false, virtualAccount: null });
     }
   });
 

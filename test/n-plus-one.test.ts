@@ -70,15 +70,15 @@ async function tenantWithUsers(n: number): Promise<Tenant> {
 
 const USERS_WITH_NESTED = `{
   users(limit: 100) {
-    id
-    wallet { id address blockchain }
-    card { id cardNumber cardCVV cardExpiry }
-    usdcAccounts { chain address balance }
-    cardTransactions { totalCount edges { node { description } } }
+    id livemode
+    wallet { id address blockchain livemode }
+    card { id cardNumber cardCVV cardExpiry livemode }
+    usdcAccounts { chain address balance livemode }
+    cardTransactions { totalCount edges { node { description livemode } } }
   }
 }`;
 
-describe("nested wallet, card, card transactions and USDC accounts of a user list", () => {
+describe("nested wallet, card, card transactions and USDC accounts of a user list, each with its livemode", () => {
   it("cost the same number of SQL statements for 2 users as for 20 (no N+1)", async () => {
     const [few, many] = [await tenantWithUsers(2), await tenantWithUsers(20)];
     // Warm up (authentication caches, prepared plans) so both runs are measured alike.
@@ -95,6 +95,7 @@ describe("nested wallet, card, card transactions and USDC accounts of a user lis
     const users = (manyResult?.body.data as { users: User[] }).users;
     expect(users).toHaveLength(20);
     expect(users.every((u) => u.wallet && u.card && u.usdcAccounts.length === 1)).toBe(true);
+    expect(JSON.stringify(users).match(/"livemode":false/g)).toHaveLength(20 * 5);
     // Batched pages still belong to their own card.
     expect(users.every((u) => u.cardTransactions.edges.map((edge) => edge.node.description).join() === `for ${u.id}`)).toBe(true);
     expect(fewStatements).toBeGreaterThan(0);

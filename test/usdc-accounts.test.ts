@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
 import { createUser, errorCodes, gql, rest, contractKeys } from "./support/http.js";
 
-const ACCOUNT_FIELDS = ["id", "userId", "chain", "chainId", "address", "tokenAddress", "balance", "createdAt"];
+const ACCOUNT_FIELDS = ["id", "userId", "chain", "chainId", "address", "tokenAddress", "balance", "createdAt", "livemode"];
 const USDC_ON_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
 
 let server: TestServer;

@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-const USER_FIELDS = ["id", "createdAt", "updatedAt", "firstName", "lastName", "phoneNumber", "email", "clientId", "externalId", "metadata"];
+const USER_FIELDS = ["id", "createdAt", "updatedAt", "firstName", "lastName", "phoneNumber", "email", "clientId", "externalId", "metadata", "livemode"];
 const postUser = (tenant: Tenant, body: unknown) => rest(server, "POST", "/v1/user", { headers: tenant.headers, body });
 
 /** Creates users one after another; their ids in the list's order (oldest first, ties by id). */

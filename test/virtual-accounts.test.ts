@@ -8,8 +8,8 @@ import { createUser, errorCodes, gql, rest, contractKeys, contractBody } from ".
 import type { BankingProvider } from "../src/providers/banking.js";
 
 const COMMON_KEYS = ["id", "userId", "currency", "createdAt", "destinationAsset", "destinationNetwork", "destinationAddress"];
-const NGN_KEYS = [...COMMON_KEYS, "accountName", "accountNumber", "bankName", "bankCode", "metadata"];
-const FIAT_KEYS = [...COMMON_KEYS, "bankName", "accountNumber", "routingNumber", "accountHolderName", "accountHolderType", "bankAddress", "metadata"];
+const NGN_KEYS = [...COMMON_KEYS, "accountName", "accountNumber", "bankName", "bankCode", "metadata", "livemode"];
+const FIAT_KEYS = [...COMMON_KEYS, "bankName", "accountNumber", "routingNumber", "accountHolderName", "accountHolderType", "bankAddress", "metadata", "livemode"];
 const CHECKSUMMED = "0x52908400098527886E0F7030069857D2E4169EE7";
 
 let server: TestServer;

@@ -4,7 +4,7 @@ import { SandboxCustodian } from "../src/providers/custodian.js";
 import { newTenant, startServer, type TestServer } from "./support/server.js";
 import { createUser, errorCodes, gql, rest, contractKeys } from "./support/http.js";
 
-const WALLET_FIELDS = ["id", "userId", "clientId", "walletId", "addressId", "address", "blockchain", "createdAt", "updatedAt"];
+const WALLET_FIELDS = ["id", "userId", "clientId", "walletId", "addressId", "address", "blockchain", "createdAt", "updatedAt", "livemode"];
 
 let server: TestServer;
 beforeAll(async () => {

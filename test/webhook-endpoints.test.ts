@@ -82,12 +82,12 @@ describe("webhook endpoints", () => {
     const tenant = await newTenant(server);
     const hooks = await receiver();
     const endpoint = await register(tenant, { url: hooks.url, description: "orders" });
-    expect(Object.keys(endpoint)).toEqual(["id", "url", "events", "description", "enabled", "secret", "createdAt", "metadata"]);
+    expect(Object.keys(endpoint)).toEqual(["id", "url", "events", "description", "enabled", "secret", "createdAt", "metadata", "livemode"]);
     expect(endpoint).toMatchObject({ url: hooks.url, events: null, description: "orders", enabled: true });
     expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
 
     const listed = await rest(server, "GET", "/v1/webhook-endpoints", { headers: tenant.headers });
-    expect(listed.body.data).toEqual([{ id: endpoint.id, url: hooks.url, events: null, description: "orders", enabled: true, createdAt: expect.any(String), metadata: {} }]);
+    expect(listed.body.data).toEqual([{ id: endpoint.id, url: hooks.url, events: null, description: "orders", enabled: true, createdAt: expect.any(String), metadata: {}, livemode: false }]);
     expect((await rest(server, "GET", `/v1/webhook-endpoints/${endpoint.id}`, { headers: tenant.headers })).body).toEqual(listed.body.data[0]);
 
     const userId = await createUser(server, tenant);
@@ -103,7 +103,7 @@ describe("webhook endpoints", () => {
     const [attempt] = await waitForAttempts(tenant, endpoint.id, 1);
     expect(attempt).toEqual({
       id: expect.any(String), eventId: event.id, attempt: 1, status: 200, succeeded: true, error: null,
-      durationMs: expect.any(Number), createdAt: expect.any(String), nextAttemptAt: null,
+      durationMs: expect.any(Number), createdAt: expect.any(String), nextAttemptAt: null, livemode: false,
     });
   });
 
@@ -218,7 +218,7 @@ describe("webhook endpoints", () => {
     const eventId = attempts[0].eventId;
     const resent = await rest(server, "POST", `/v1/events/${eventId}/resend`, { headers: tenant.headers, body: {} });
     expect(resent.status, JSON.stringify(resent.body)).toBe(202);
-    expect(resent.body.data).toEqual([{ id: expect.any(String), eventId, endpointId: endpoint.id, nextAttemptAt: expect.any(String) }]);
+    expect(resent.body.data).toEqual([{ id: expect.any(String), eventId, endpointId: endpoint.id, nextAttemptAt: expect.any(String), livemode: false }]);
     const requests = await hooks.waitFor(4);
     expect(requests[3].headers["webhook-id"]).toBe(eventId);
     expect((await waitForAttempts(tenant, endpoint.id, 4))[0]).toMatchObject({ attempt: 1, status: 200, succeeded: true });

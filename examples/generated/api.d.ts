@@ -93,7 +93,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description The full key is in this answer only; it is stored as a hash. No body: a full key that never expires, usable from anywhere. With `permissions` the key can do only what they grant (anything else is a 403 naming the permission needed, e.g. `users:write`); a restricted key can only create keys with no more than it has (403). `expiresInHours` makes it stop working after that many hours; `allowedIps` limits it to those addresses (403 from any other).
+         * @description The full key is in this answer only; it is stored as a hash. No body: a full key that never expires, usable from anywhere. With `permissions` the key can do only what they grant (anything else is a 403 naming the permission needed, e.g. `users:write`); a restricted key can only create keys with no more than it has (403). `expiresInHours` makes it stop working after that many hours; `allowedIps` limits it to those addresses (403 from any other). `mode` (test or live) is the caller's by default; only a session may create a key of the other mode (an API key asking for it is a 403). The key's prefix shows its mode: `fpk_test_…` or `fpk_live_…`.
          *
          *     Restricted API keys need `api_keys:write`.
          */
@@ -115,7 +115,7 @@ export interface paths {
         put?: never;
         /**
          * Roll an API key
-         * @description A new key (shown once) with the same name, permissions and allowlist. The rolled key keeps working for `expiresInHours` (0 to 168, fractions allowed; default 0: it stops at once), then is refused (401) on every instance, and streams opened with it end. Rolling a key that is already expiring can only bring its end forward. A revoked or expired key cannot be rolled (409); a restricted key cannot roll a key with permissions it does not have (403).
+         * @description A new key (shown once) with the same mode, name, permissions and allowlist. The rolled key keeps working for `expiresInHours` (0 to 168, fractions allowed; default 0: it stops at once), then is refused (401) on every instance, and streams opened with it end. Rolling a key that is already expiring can only bring its end forward. A revoked or expired key cannot be rolled (409); a restricted key cannot roll a key with permissions it does not have (403).
          *
          *     Restricted API keys need `api_keys:write`.
          */
@@ -624,6 +624,28 @@ export interface paths {
         get: operations["getWithdrawal"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/withdrawals/{reference}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a withdrawal not yet sent
+         * @description PENDING → CANCELLED: the amount and the fee return to the balance, once. A withdrawal on a chain can be cancelled only while its transfer is not signed; after that, or once PROCESSING, 409.
+         *
+         *     Restricted API keys need `withdrawals:write`.
+         */
+        post: operations["cancelWithdrawal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1175,6 +1197,7 @@ export interface components {
             id: string;
             /** @description the public part, shown in lists */
             prefix: string;
+            mode: components["schemas"]["ApiKeyMode"];
             name: string | null;
             permissions: components["schemas"]["ApiKeyPermissions"];
             /** Format: date-time */
@@ -1187,7 +1210,14 @@ export interface components {
             expiresAt: string | null;
             /** @description the addresses and CIDR ranges it may be used from; null: anywhere */
             allowedIps: string[] | null;
+            /** @description true for a live key (its mode, not the caller's) */
+            livemode: boolean;
         };
+        /**
+         * @description the mode the key acts in, shown by its prefix (fpk_test_… or fpk_live_…)
+         * @enum {string}
+         */
+        ApiKeyMode: "test" | "live";
         /** @description resource → read | write (write implies read); null for a full key. accounts: virtual and USDC accounts, balances; events: the feed and webhook endpoints */
         ApiKeyPermissions: {
             [key: string]: "read" | "write";
@@ -1215,6 +1245,8 @@ export interface components {
              * @enum {string}
              */
             outcome: "succeeded" | "refused" | "failed";
+            /** @description true for an object of live mode, false for one of test mode: the mode of the key (or session) that reads it */
+            livemode: boolean;
         };
         Balances: {
             currency: string;
@@ -1224,6 +1256,8 @@ export interface components {
             pending: number;
             /** @description posted − holds: what withdrawals, conversions and card spending may use */
             available: number;
+            /** @description true for an object of live mode, false for one of test mode: the mode of the key (or session) that reads it */
+            livemode: boolean;
         };
         BankVirtualAccount: {
             /** @description identifier (UUID) */
@@ -1249,6 +1283,8 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /** @description true for an object of live mode, false for one of test mode: the mode of the key (or session) that reads it */
+            livemode: boolean;
             bankName: string;
             accountNumber: string;
             routingNumber: string;
@@ -1316,6 +1352,8 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description true for an object of live mode, false for one of test mode: the mode of the key (or session) that reads it */
+            livemode: boolean;
         };
         CardAuthorization: {
             /** @description identifier (UUID) */
@@ -1344,6 +1382,8 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description true for an object of live mode, false for one of test mode: the mode of the key (or session) that reads it */
+            livemode: boolean;
         };
         CardAuthorizationRequest: {
             /** Format: uuid */
@@ -1378,6 +1418,8 @@ export interface components {
             status: string;
             /** @description DEBIT */
             type: string;
+            /** @description true for an object of live mode, false for one of test mode: the mode of the key (or session) that reads it */
+            livemode: boolean;
         };
         Client: {
             /** @description identifier (UUID) */
@@ -1395,6 +1437,8 @@ export interface components {
             pending: number;
             /** @description equal to posted: revenue has no holds */
             available: number;
+            /** @description true for an object of live mode, false for one of test mode: the mode of the key (or session) that reads it */
+            livemode: boolean;
         };
         Conversion: {
             /** @description identifier (UUID) */
@@ -1414,6 +1458,8 @@ export interface components {
             quoteId: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description true for an object of live mode, false for one of test mode: the mode of the key (or session) that reads it */
+            livemode: boolean;
         };
         ConversionQuote: {
             /** @description identifier (UUID) */
@@ -1430,6 +1476,8 @@ export interface components {
             convertedAmount: number;
             /** Format: date-time */
             expiresAt: string;
+            /** @description true for an object of live mode, false for one of test mode: the mode of the key (or session) that reads it */
+            livemode: boolean;
         };
         ConversionRequest: {
             /** @enum {string} */
@@ -1450,6 +1498,8 @@ export interface components {
             expiresInHours?: number | null;
             /** @description IPv4/IPv6 addresses or CIDR ranges the key may be used from (1 to 20); omitted or null: anywhere, or the creating key's own (a key with an allowlist can only create keys within it) */
             allowedIps?: string[] | null;
+            /** @description the mode of the new key; omitted or null: the caller's. Only a session may create a key of the other mode (403 for an API key) */
+            mode?: components["schemas"]["ApiKeyMode"] | null;
         };
         CreatedApiKey: {
             /** @description identifier (UUID) */
@@ -1457,12 +1507,15 @@ export interface components {
             /** @description send it as x-api-key; shown only in this answer */
             key: string;
             prefix: string;
+            mode: components["schemas"]["ApiKeyMode"];
             name: string | null;
             permissions: components["schemas"]["ApiKeyPermissions"];
             /** Format: date-time */
             createdAt: string;
             expiresAt: string | null;
             allowedIps: string[] | null;
+            /** @description true for a live key (its mode, not the caller's) */
+            livemode: boolean;
         };
         CreateUserRequest: {
             /** Format: email */
@@ -1495,7 +1548,7 @@ export interface components {
         CreateWebhookEndpointRequest: {
             url: string;
             /** @description the types to send; omitted or null: every type, those added later included */
-            events?: ("user.created" | "user.updated" | "virtual_account.created" | "deposit.created" | "deposit.completed" | "deposit.failed" | "withdrawal.created" | "withdrawal.processing" | "withdrawal.completed" | "withdrawal.failed" | "withdrawal.returned" | "conversion.completed" | "card.transaction.created" | "card.authorization.created" | "card.authorization.captured" | "card.authorization.reversed" | "card.authorization.expired" | "api_key.created" | "api_key.revoked" | "api_key.rolled")[] | null;
+            events?: ("user.created" | "user.updated" | "virtual_account.created" | "deposit.created" | "deposit.completed" | "deposit.failed" | "withdrawal.created" | "withdrawal.processing" | "withdrawal.completed" | "withdrawal.failed" | "withdrawal.returned" | "withdrawal.cancelled" | "conversion.completed" | "card.transaction.created" | "card.authorization.created" | "card.authorization.captured" | "card.authorization.reversed" | "card.authorization.expired" | "api_key.created" | "api_key.revoked" | "api_key.rolled")[] | null;
             description?: string | null;
             /** @description Your own key-value pairs. An object of string values: at most 50 keys of 1–40 characters without [ or ], string values of at most 500 characters. A key set to "" or null is removed (on create: left out). */
             metadata?: {
@@ -1527,12 +1580,14 @@ export interface components {
             transactionHash?: string;
             /** @description on-chain deposits */
             chainId?: number;
+            /** @description true for an object of live mode, false for one of test mode: the mode of the key (or session) that reads it */
+            livemode: boolean;
         };
         Event: {
             /** @description evt_…, opaque (pass it as `after` to read on from it) */
             id: string;
             /** @enum {string} */
-            type: "user.created" | "user.updated" | "virtual_account.created" | "deposit.created" | "deposit.completed" | "deposit.failed" | "withdrawal.created" | "withdrawal.processing" | "withdrawal.completed" | "withdrawal.failed" | "withdrawal.returned" | "conversion.completed" | "card.transaction.created" | "card.authorization.created" | "card.authorization.captured" | "card.authorization.reversed" | "card.authorization.expired" | "api_key.created" | "api_key.revoked" | "api_key.rolled";
+            type: "user.created" | "user.updated" | "virtual_account.created" | "deposit.created" | "deposit.completed" | "deposit.failed" | "withdrawal.created" | "withdrawal.processing" | "withdrawal.completed" | "withdrawal.failed" | "withdrawal.returned" | "withdrawal.cancelled" | "conversion.completed" | "card.transaction.created" | "card.authorization.created" | "card.authorization.captured" | "card.authorization.reversed" | "card.authorization.expired" | "api_key.created" | "api_key.revoked" | "api_key.rolled";
             /** Format: date-time */
             createdAt: string;
             data: {
@@ -1559,6 +1614,8 @@ export interface components {
             referenceId: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description true for an object of live mode, false for one of test mode: the mode of the key (or session) that reads it */
+            livemode: boolean;
         };
         Network: {
             /** @enum {string} */
@@ -1605,6 +1662,8 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /** @description true for an object of live mode, false for one of test mode: the mode of the key (or session) that reads it */
+            livemode: boolean;
             accountName: string;
             accountNumber: string;
             bankName: string;
@@ -1674,6 +1733,8 @@ export interface components {
             balance: number;
             /** Format: date-time */
             createdAt: string;
+            /** @description true for an object of live mode, false for one of test mode: the mode of the key (or session) that reads it */
+            livemode: boolean;
         };
         UsdcWithdrawalRequest: {
             /** Format: uuid */
@@ -1719,6 +1780,8 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /** @description true for an object of live mode, false for one of test mode: the mode of the key (or session) that reads it */
+            livemode: boolean;
         };
         UserBalances: {
             /** @description identifier (UUID) */
@@ -1743,6 +1806,8 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description true for an object of live mode, false for one of test mode: the mode of the key (or session) that reads it */
+            livemode: boolean;
         };
         WebhookDeliveryAttempt: {
             /** @description identifier (UUID) */
@@ -1757,13 +1822,15 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             nextAttemptAt: string | null;
+            /** @description true for an object of live mode, false for one of test mode: the mode of the key (or session) that reads it */
+            livemode: boolean;
         };
         WebhookEndpoint: {
             /** @description identifier (UUID) */
             id: string;
             url: string;
             /** @description the types it receives; null: every type, those added later included */
-            events: ("user.created" | "user.updated" | "virtual_account.created" | "deposit.created" | "deposit.completed" | "deposit.failed" | "withdrawal.created" | "withdrawal.processing" | "withdrawal.completed" | "withdrawal.failed" | "withdrawal.returned" | "conversion.completed" | "card.transaction.created" | "card.authorization.created" | "card.authorization.captured" | "card.authorization.reversed" | "card.authorization.expired" | "api_key.created" | "api_key.revoked" | "api_key.rolled")[] | null;
+            events: ("user.created" | "user.updated" | "virtual_account.created" | "deposit.created" | "deposit.completed" | "deposit.failed" | "withdrawal.created" | "withdrawal.processing" | "withdrawal.completed" | "withdrawal.failed" | "withdrawal.returned" | "withdrawal.cancelled" | "conversion.completed" | "card.transaction.created" | "card.authorization.created" | "card.authorization.captured" | "card.authorization.reversed" | "card.authorization.expired" | "api_key.created" | "api_key.revoked" | "api_key.rolled")[] | null;
             description: string | null;
             enabled: boolean;
             /** Format: date-time */
@@ -1777,13 +1844,15 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /** @description true for an object of live mode, false for one of test mode: the mode of the key (or session) that reads it */
+            livemode: boolean;
         };
         WebhookEndpointWithSecret: {
             /** @description identifier (UUID) */
             id: string;
             url: string;
             /** @description the types it receives; null: every type, those added later included */
-            events: ("user.created" | "user.updated" | "virtual_account.created" | "deposit.created" | "deposit.completed" | "deposit.failed" | "withdrawal.created" | "withdrawal.processing" | "withdrawal.completed" | "withdrawal.failed" | "withdrawal.returned" | "conversion.completed" | "card.transaction.created" | "card.authorization.created" | "card.authorization.captured" | "card.authorization.reversed" | "card.authorization.expired" | "api_key.created" | "api_key.revoked" | "api_key.rolled")[] | null;
+            events: ("user.created" | "user.updated" | "virtual_account.created" | "deposit.created" | "deposit.completed" | "deposit.failed" | "withdrawal.created" | "withdrawal.processing" | "withdrawal.completed" | "withdrawal.failed" | "withdrawal.returned" | "withdrawal.cancelled" | "conversion.completed" | "card.transaction.created" | "card.authorization.created" | "card.authorization.captured" | "card.authorization.reversed" | "card.authorization.expired" | "api_key.created" | "api_key.revoked" | "api_key.rolled")[] | null;
             description: string | null;
             enabled: boolean;
             /** Format: date-time */
@@ -1797,6 +1866,8 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /** @description true for an object of live mode, false for one of test mode: the mode of the key (or session) that reads it */
+            livemode: boolean;
             /** @description whsec_…: shown only in this answer */
             secret: string;
         };
@@ -1814,10 +1885,10 @@ export interface components {
             /** @description the client's own fee (part of fee), present only when the withdrawal carries one */
             developerFee?: number;
             /**
-             * @description PENDING → PROCESSING → COMPLETED; FAILED from PENDING or PROCESSING; RETURNED from COMPLETED
+             * @description PENDING → PROCESSING → COMPLETED; FAILED from PENDING or PROCESSING; RETURNED from COMPLETED; CANCELLED from PENDING by the client
              * @enum {string}
              */
-            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "RETURNED";
+            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "RETURNED" | "CANCELLED";
             /** @description the account paid, masked: ****6789, or the ends of the address: 0xA0b8…eB48 */
             destination: string;
             /** @description why it FAILED; null otherwise */
@@ -1839,12 +1910,14 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /** @description true for an object of live mode, false for one of test mode: the mode of the key (or session) that reads it */
+            livemode: boolean;
         };
         /**
          * @description what kind of error it is, for a program to act on (the message is for people)
          * @enum {string}
          */
-        ErrorCode: "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "BAD_USER_INPUT" | "CONFLICT" | "IDEMPOTENCY_MISMATCH" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INSUFFICIENT_FUNDS" | "RATE_LIMITED" | "PROVIDER_ERROR" | "INTERNAL" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "UNAUTHENTICATED" | "FORBIDDEN" | "TEST_MODE_ONLY" | "TEST_MODE_DISABLED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "BAD_USER_INPUT" | "CONFLICT" | "IDEMPOTENCY_MISMATCH" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INSUFFICIENT_FUNDS" | "RATE_LIMITED" | "PROVIDER_ERROR" | "INTERNAL" | "SERVICE_UNAVAILABLE";
         Error: {
             /** @description what went wrong; a 400 names the field */
             error: string;
@@ -2366,14 +2439,16 @@ export interface operations {
                      * @example [
                      *       {
                      *         "id": "0d5c2a8e-7f41-4b3a-a9e6-2c8d1f4b6a09",
-                     *         "prefix": "fpk_0123456789ab",
+                     *         "prefix": "fpk_test_0123456789ab",
+                     *         "mode": "test",
                      *         "name": "backend",
                      *         "permissions": null,
                      *         "createdAt": "2026-11-24T09:30:00.000Z",
                      *         "lastUsedAt": "2026-11-24T09:30:02.000Z",
                      *         "revokedAt": null,
                      *         "expiresAt": null,
-                     *         "allowedIps": null
+                     *         "allowedIps": null,
+                     *         "livemode": false
                      *       }
                      *     ]
                      */
@@ -2469,6 +2544,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "reporting",
+                 *       "mode": "test",
                  *       "permissions": {
                  *         "users": "read",
                  *         "ledger": "read"
@@ -2493,14 +2569,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "0d5c2a8e-7f41-4b3a-a9e6-2c8d1f4b6a09",
-                     *       "key": "fpk_0123456789ab.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ",
-                     *       "prefix": "fpk_0123456789ab",
+                     *       "key": "fpk_test_0123456789ab.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ",
+                     *       "prefix": "fpk_test_0123456789ab",
+                     *       "mode": "test",
                      *       "name": "reporting",
                      *       "permissions": {
                      *         "users": "read",
                      *         "ledger": "read"
                      *       },
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": false,
                      *       "expiresAt": "2026-11-24T09:30:02.000Z",
                      *       "allowedIps": [
                      *         "203.0.113.0/24",
@@ -2666,14 +2744,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "0d5c2a8e-7f41-4b3a-a9e6-2c8d1f4b6a09",
-                     *       "key": "fpk_0123456789ab.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ",
-                     *       "prefix": "fpk_0123456789ab",
+                     *       "key": "fpk_test_0123456789ab.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ",
+                     *       "prefix": "fpk_test_0123456789ab",
+                     *       "mode": "test",
                      *       "name": "reporting",
                      *       "permissions": {
                      *         "users": "read",
                      *         "ledger": "read"
                      *       },
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": false,
                      *       "expiresAt": null,
                      *       "allowedIps": null
                      *     }
@@ -2717,7 +2797,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2841,14 +2921,16 @@ export interface operations {
                      *       "success": true,
                      *       "apiKey": {
                      *         "id": "0d5c2a8e-7f41-4b3a-a9e6-2c8d1f4b6a09",
-                     *         "prefix": "fpk_0123456789ab",
+                     *         "prefix": "fpk_test_0123456789ab",
+                     *         "mode": "test",
                      *         "name": "backend",
                      *         "permissions": null,
                      *         "createdAt": "2026-11-24T09:30:00.000Z",
                      *         "lastUsedAt": "2026-11-24T09:30:02.000Z",
                      *         "revokedAt": "2026-11-24T09:30:02.000Z",
                      *         "expiresAt": null,
-                     *         "allowedIps": null
+                     *         "allowedIps": null,
+                     *         "livemode": false
                      *       }
                      *     }
                      */
@@ -2895,7 +2977,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3010,7 +3092,8 @@ export interface operations {
                      *         "metadata": {
                      *           "segment": "gold",
                      *           "referrer": "partner-17"
-                     *         }
+                     *         },
+                     *         "livemode": false
                      *       }
                      *     ]
                      */
@@ -3141,7 +3224,8 @@ export interface operations {
                      *       "metadata": {
                      *         "segment": "gold",
                      *         "referrer": "partner-17"
-                     *       }
+                     *       },
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["User"];
@@ -3301,7 +3385,8 @@ export interface operations {
                      *       "metadata": {
                      *         "segment": "gold",
                      *         "referrer": "partner-17"
-                     *       }
+                     *       },
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["User"];
@@ -3343,7 +3428,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3439,7 +3524,8 @@ export interface operations {
                      *       "externalId": "cus_8812",
                      *       "metadata": {
                      *         "segment": "platinum"
-                     *       }
+                     *       },
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["User"];
@@ -3481,7 +3567,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3619,7 +3705,8 @@ export interface operations {
                      *       "address": "0x8ba1f109551bD432803012645Ac136ddd64DBA72",
                      *       "blockchain": "ETHEREUM",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["Wallet"];
@@ -3661,7 +3748,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3787,7 +3874,8 @@ export interface operations {
                      *       "address": "0x8ba1f109551bD432803012645Ac136ddd64DBA72",
                      *       "blockchain": "ETHEREUM",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["Wallet"];
@@ -3829,7 +3917,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3919,7 +4007,8 @@ export interface operations {
                      *           "capturedAmount": null,
                      *           "expiresAt": "2026-12-01T09:30:00.000Z",
                      *           "createdAt": "2026-11-24T09:30:00.000Z",
-                     *           "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *           "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": false
                      *         }
                      *       ],
                      *       "hasMore": false
@@ -3967,7 +4056,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4050,7 +4139,8 @@ export interface operations {
                      *           "created_ts": "2026-11-24T09:30:02.000Z",
                      *           "description": "Coffee",
                      *           "status": "SETTLED",
-                     *           "type": "DEBIT"
+                     *           "type": "DEBIT",
+                     *           "livemode": false
                      *         }
                      *       ]
                      *     }
@@ -4099,7 +4189,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4176,7 +4266,8 @@ export interface operations {
                      *       "cardCVV": "123",
                      *       "cardExpiry": "11/29",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["Card"];
@@ -4218,7 +4309,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4307,7 +4398,8 @@ export interface operations {
                      *       "cardCVV": "123",
                      *       "cardExpiry": "11/29",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["Card"];
@@ -4349,7 +4441,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4475,7 +4567,8 @@ export interface operations {
                      *         "address": "0x71C7656EC7ab88b098defB751B7401B5f6d8976F",
                      *         "tokenAddress": "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
                      *         "balance": 0,
-                     *         "createdAt": "2026-11-24T09:30:00.000Z"
+                     *         "createdAt": "2026-11-24T09:30:00.000Z",
+                     *         "livemode": false
                      *       }
                      *     ]
                      */
@@ -4518,7 +4611,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4613,7 +4706,8 @@ export interface operations {
                      *       "address": "0x71C7656EC7ab88b098defB751B7401B5f6d8976F",
                      *       "tokenAddress": "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
                      *       "balance": 0,
-                     *       "createdAt": "2026-11-24T09:30:00.000Z"
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["UsdcAccount"];
@@ -4655,7 +4749,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4782,7 +4876,8 @@ export interface operations {
                      *       "address": "0x71C7656EC7ab88b098defB751B7401B5f6d8976F",
                      *       "tokenAddress": "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
                      *       "balance": 0,
-                     *       "createdAt": "2026-11-24T09:30:00.000Z"
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["UsdcAccount"];
@@ -4824,7 +4919,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4924,6 +5019,7 @@ export interface operations {
                      *       "metadata": {
                      *         "purpose": "rent"
                      *       },
+                     *       "livemode": false,
                      *       "developerFeePercent": 1.5
                      *     }
                      */
@@ -4966,7 +5062,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5098,7 +5194,8 @@ export interface operations {
                      *         "balanceBefore": 0,
                      *         "balanceAfter": 50000,
                      *         "referenceId": "5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9",
-                     *         "createdAt": "2026-11-24T09:30:02.000Z"
+                     *         "createdAt": "2026-11-24T09:30:02.000Z",
+                     *         "livemode": false
                      *       }
                      *     ]
                      */
@@ -5141,7 +5238,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5272,7 +5369,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5357,7 +5454,8 @@ export interface operations {
                      *           "balanceBefore": 0,
                      *           "balanceAfter": 50000,
                      *           "referenceId": "5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9",
-                     *           "createdAt": "2026-11-24T09:30:02.000Z"
+                     *           "createdAt": "2026-11-24T09:30:02.000Z",
+                     *           "livemode": false
                      *         }
                      *       ]
                      *     }
@@ -5478,7 +5576,8 @@ export interface operations {
                      *         "currency": "NGN",
                      *         "createdAt": "2026-11-24T09:30:00.000Z",
                      *         "updatedAt": "2026-11-24T09:30:00.000Z",
-                     *         "paymentReference": "SBX-PAY-000123"
+                     *         "paymentReference": "SBX-PAY-000123",
+                     *         "livemode": false
                      *       }
                      *     ]
                      */
@@ -5521,7 +5620,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5600,7 +5699,8 @@ export interface operations {
                      *       "rate": 0.916,
                      *       "fee": 0.01,
                      *       "convertedAmount": 9.15084,
-                     *       "expiresAt": "2026-11-24T09:30:02.000Z"
+                     *       "expiresAt": "2026-11-24T09:30:02.000Z",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["ConversionQuote"];
@@ -5722,7 +5822,8 @@ export interface operations {
                      *       "fee": 0.01,
                      *       "convertedAmount": 9.15084,
                      *       "quoteId": "0d1e2f3a-4b5c-4d6e-b7f8-a9b0c1d2e3f4",
-                     *       "createdAt": "2026-11-24T09:30:02.000Z"
+                     *       "createdAt": "2026-11-24T09:30:02.000Z",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["Conversion"];
@@ -5764,7 +5865,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6071,7 +6172,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6222,6 +6323,7 @@ export interface operations {
                      *       "metadata": {
                      *         "invoice": "inv_2041"
                      *       },
+                     *       "livemode": false,
                      *       "developerFee": 150
                      *     }
                      */
@@ -6264,7 +6366,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6407,7 +6509,8 @@ export interface operations {
                      *       "returnReason": null,
                      *       "createdAt": "2026-11-24T09:30:02.000Z",
                      *       "updatedAt": "2026-11-24T09:30:02.000Z",
-                     *       "metadata": {}
+                     *       "metadata": {},
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["Withdrawal"];
@@ -6449,7 +6552,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6585,7 +6688,8 @@ export interface operations {
                      *         "returnReason": null,
                      *         "createdAt": "2026-11-24T09:30:02.000Z",
                      *         "updatedAt": "2026-11-24T09:30:02.000Z",
-                     *         "metadata": {}
+                     *         "metadata": {},
+                     *         "livemode": false
                      *       }
                      *     ]
                      */
@@ -6628,7 +6732,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6710,7 +6814,8 @@ export interface operations {
                      *       "returnReason": null,
                      *       "createdAt": "2026-11-24T09:30:02.000Z",
                      *       "updatedAt": "2026-11-24T09:30:02.000Z",
-                     *       "metadata": {}
+                     *       "metadata": {},
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["Withdrawal"];
@@ -6752,7 +6857,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6802,6 +6907,158 @@ export interface operations {
             };
         };
     };
+    cancelWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a repeated request with the same key and body, from the same credential, gets the first answer (kept 24 h). Another credential of the client under the same key is a 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description the withdrawal's reference */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "reference": "wd_5f3c9a1e7b2d4c6e8a0b1d3f",
+                     *       "userId": "3f2b8c1e-5d4a-4b7e-9c2f-1a6e8d0b7c35",
+                     *       "type": "NGN_BANK",
+                     *       "currency": "NGN",
+                     *       "amount": 20000,
+                     *       "fee": 0,
+                     *       "status": "CANCELLED",
+                     *       "destination": "****6789",
+                     *       "failureReason": null,
+                     *       "returnReason": null,
+                     *       "createdAt": "2026-11-24T09:30:02.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:02.000Z",
+                     *       "metadata": {},
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Withdrawal"];
+                };
+            };
+            /** @description invalid input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "BAD_USER_INPUT";
+                    };
+                };
+            };
+            /** @description missing, unknown, revoked or expired credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description not allowed: the API key lacks the permission the message names (`resource:level`), or is used from an address outside its allowlist */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description unknown resource, or one of another client or of the other mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description the resource's state does not allow it, a user's externalId is another user's (`details.id` names that user), or a request with this Idempotency-Key is still running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"] & {
+                        /** @enum {string} */
+                        code: "CONFLICT";
+                    };
+                };
+            };
+            /** @description this Idempotency-Key was used with a different request, or by another credential */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "IDEMPOTENCY_MISMATCH";
+                    };
+                };
+            };
+            /** @description too many requests: retry after the Retry-After header's seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                    };
+                };
+            };
+            /** @description the database is unreachable for now: retry after the Retry-After header's seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
@@ -6810,7 +7067,7 @@ export interface operations {
                 /** @description 1–100, default 20 */
                 limit?: number;
                 /** @description only this type */
-                type?: "user.created" | "user.updated" | "virtual_account.created" | "deposit.created" | "deposit.completed" | "deposit.failed" | "withdrawal.created" | "withdrawal.processing" | "withdrawal.completed" | "withdrawal.failed" | "withdrawal.returned" | "conversion.completed" | "card.transaction.created" | "card.authorization.created" | "card.authorization.captured" | "card.authorization.reversed" | "card.authorization.expired" | "api_key.created" | "api_key.revoked" | "api_key.rolled";
+                type?: "user.created" | "user.updated" | "virtual_account.created" | "deposit.created" | "deposit.completed" | "deposit.failed" | "withdrawal.created" | "withdrawal.processing" | "withdrawal.completed" | "withdrawal.failed" | "withdrawal.returned" | "withdrawal.cancelled" | "conversion.completed" | "card.transaction.created" | "card.authorization.created" | "card.authorization.captured" | "card.authorization.reversed" | "card.authorization.expired" | "api_key.created" | "api_key.revoked" | "api_key.rolled";
             };
             header?: never;
             path?: never;
@@ -6841,7 +7098,8 @@ export interface operations {
                      *               "currency": "NGN",
                      *               "createdAt": "2026-11-24T09:30:00.000Z",
                      *               "updatedAt": "2026-11-24T09:30:02.000Z",
-                     *               "paymentReference": "SBX-PAY-000123"
+                     *               "paymentReference": "SBX-PAY-000123",
+                     *               "livemode": false
                      *             }
                      *           }
                      *         }
@@ -7062,7 +7320,8 @@ export interface operations {
                      *           "currency": "NGN",
                      *           "createdAt": "2026-11-24T09:30:00.000Z",
                      *           "updatedAt": "2026-11-24T09:30:02.000Z",
-                     *           "paymentReference": "SBX-PAY-000123"
+                     *           "paymentReference": "SBX-PAY-000123",
+                     *           "livemode": false
                      *         }
                      *       }
                      *     }
@@ -7106,7 +7365,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7186,7 +7445,8 @@ export interface operations {
                      *           "createdAt": "2026-11-24T09:30:00.000Z",
                      *           "metadata": {
                      *             "team": "payments"
-                     *           }
+                     *           },
+                     *           "livemode": false
                      *         }
                      *       ]
                      *     }
@@ -7319,6 +7579,7 @@ export interface operations {
                      *       "metadata": {
                      *         "team": "payments"
                      *       },
+                     *       "livemode": false,
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *     }
                      */
@@ -7478,7 +7739,8 @@ export interface operations {
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
                      *       "metadata": {
                      *         "team": "payments"
-                     *       }
+                     *       },
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookEndpoint"];
@@ -7520,7 +7782,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7641,7 +7903,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7750,6 +8012,7 @@ export interface operations {
                      *       "metadata": {
                      *         "team": "payments"
                      *       },
+                     *       "livemode": false,
                      *       "secret": "whsec_Q2hhbmdlZCBzZWNyZXQgZm9yIHJvdGF0aW9u"
                      *     }
                      */
@@ -7792,7 +8055,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7899,7 +8162,8 @@ export interface operations {
                      *           "error": null,
                      *           "durationMs": 84,
                      *           "createdAt": "2026-11-24T09:30:02.000Z",
-                     *           "nextAttemptAt": null
+                     *           "nextAttemptAt": null,
+                     *           "livemode": false
                      *         }
                      *       ]
                      *     }
@@ -7945,7 +8209,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8035,7 +8299,8 @@ export interface operations {
                      *           "id": "8b9c0d1e-2f3a-4b4c-95d6-e7f8a9b0c1d2",
                      *           "eventId": "evt_000000000000a3f20000000000000007",
                      *           "endpointId": "7a8b9c0d-1e2f-4a3b-84c5-d6e7f8a9b0c1",
-                     *           "nextAttemptAt": "2026-11-24T09:30:02.000Z"
+                     *           "nextAttemptAt": "2026-11-24T09:30:02.000Z",
+                     *           "livemode": false
                      *         }
                      *       ]
                      *     }
@@ -8049,6 +8314,8 @@ export interface operations {
                             endpointId: string;
                             /** Format: date-time */
                             nextAttemptAt: string;
+                            /** @description true for an object of live mode, false for one of test mode: the mode of the key (or session) that reads it */
+                            livemode: boolean;
                         }[];
                     };
                 };
@@ -8089,7 +8356,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8209,13 +8476,15 @@ export interface operations {
                      *           "currency": "NGN",
                      *           "posted": 150,
                      *           "pending": 150,
-                     *           "available": 150
+                     *           "available": 150,
+                     *           "livemode": false
                      *         },
                      *         {
                      *           "currency": "USDC",
                      *           "posted": 4.5,
                      *           "pending": 4.5,
-                     *           "available": 4.5
+                     *           "available": 4.5,
+                     *           "livemode": false
                      *         }
                      *       ]
                      *     }
@@ -8325,13 +8594,15 @@ export interface operations {
                      *           "currency": "NGN",
                      *           "posted": 0,
                      *           "pending": 50000,
-                     *           "available": 0
+                     *           "available": 0,
+                     *           "livemode": false
                      *         },
                      *         {
                      *           "currency": "USD",
                      *           "posted": 120,
                      *           "pending": 78,
-                     *           "available": 78
+                     *           "available": 78,
+                     *           "livemode": false
                      *         }
                      *       ]
                      *     }
@@ -8375,7 +8646,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8461,7 +8732,8 @@ export interface operations {
                      *           ],
                      *           "requestId": "2b1c0d9e-8f7a-4b6c-9d5e-4f3a2b1c0d9e",
                      *           "ip": "203.0.113.7",
-                     *           "outcome": "succeeded"
+                     *           "outcome": "succeeded",
+                     *           "livemode": false
                      *         }
                      *       ],
                      *       "hasMore": false
@@ -8692,6 +8964,7 @@ export interface operations {
                      *       "posted": 50000,
                      *       "pending": 75000,
                      *       "available": 50000,
+                     *       "livemode": false,
                      *       "virtualAccount": {
                      *         "id": "b7e3a1d4-9c2f-4e8b-a6d5-0f1e2c3b4a59",
                      *         "userId": "3f2b8c1e-5d4a-4b7e-9c2f-1a6e8d0b7c35",
@@ -8704,7 +8977,8 @@ export interface operations {
                      *         "accountNumber": "0123456789",
                      *         "bankName": "Sandbox Bank NG",
                      *         "bankCode": "058",
-                     *         "metadata": {}
+                     *         "metadata": {},
+                     *         "livemode": false
                      *       }
                      *     }
                      */
@@ -8718,6 +8992,8 @@ export interface operations {
                         pending: number;
                         /** @description posted − holds: what withdrawals, conversions and card spending may use */
                         available: number;
+                        /** @description true for an object of live mode, false for one of test mode: the mode of the key (or session) that reads it */
+                        livemode: boolean;
                         virtualAccount: (components["schemas"]["NgnVirtualAccount"] | components["schemas"]["BankVirtualAccount"]) | null;
                     };
                 };
@@ -8758,7 +9034,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8845,7 +9121,8 @@ export interface operations {
                      *       "created_ts": "2026-11-24T09:30:02.000Z",
                      *       "description": "Coffee",
                      *       "status": "SETTLED",
-                     *       "type": "DEBIT"
+                     *       "type": "DEBIT",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["CardTransaction"];
@@ -8887,7 +9164,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9027,7 +9304,8 @@ export interface operations {
                      *       "capturedAmount": null,
                      *       "expiresAt": "2026-12-01T09:30:00.000Z",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["CardAuthorization"];
@@ -9069,7 +9347,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9210,7 +9488,8 @@ export interface operations {
                      *       "capturedAmount": 40,
                      *       "expiresAt": "2026-12-01T09:30:00.000Z",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:02.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:02.000Z",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["CardAuthorization"];
@@ -9252,7 +9531,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9384,7 +9663,8 @@ export interface operations {
                      *       "capturedAmount": null,
                      *       "expiresAt": "2026-12-01T09:30:00.000Z",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:02.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:02.000Z",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["CardAuthorization"];
@@ -9426,7 +9706,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9539,7 +9819,8 @@ export interface operations {
                      *       "currency": "NGN",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
                      *       "updatedAt": "2026-11-24T09:30:00.000Z",
-                     *       "paymentReference": "SBX-PAY-000123"
+                     *       "paymentReference": "SBX-PAY-000123",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["Deposit"];
@@ -9581,7 +9862,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9710,7 +9991,8 @@ export interface operations {
                      *       "currency": "NGN",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
                      *       "updatedAt": "2026-11-24T09:30:02.000Z",
-                     *       "paymentReference": "SBX-PAY-000123"
+                     *       "paymentReference": "SBX-PAY-000123",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["Deposit"];
@@ -9752,7 +10034,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9869,7 +10151,8 @@ export interface operations {
                      *       "currency": "NGN",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
                      *       "updatedAt": "2026-11-24T09:30:02.000Z",
-                     *       "paymentReference": "SBX-PAY-000123"
+                     *       "paymentReference": "SBX-PAY-000123",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["Deposit"];
@@ -9911,7 +10194,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10044,7 +10327,8 @@ export interface operations {
                      *       "returnReason": null,
                      *       "createdAt": "2026-11-24T09:30:02.000Z",
                      *       "updatedAt": "2026-11-24T09:30:02.000Z",
-                     *       "metadata": {}
+                     *       "metadata": {},
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["Withdrawal"];
@@ -10086,7 +10370,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10195,7 +10479,8 @@ export interface operations {
                      *       "returnReason": null,
                      *       "createdAt": "2026-11-24T09:30:02.000Z",
                      *       "updatedAt": "2026-11-24T09:30:02.000Z",
-                     *       "metadata": {}
+                     *       "metadata": {},
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["Withdrawal"];
@@ -10237,7 +10522,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10358,7 +10643,8 @@ export interface operations {
                      *       "returnReason": null,
                      *       "createdAt": "2026-11-24T09:30:02.000Z",
                      *       "updatedAt": "2026-11-24T09:30:02.000Z",
-                     *       "metadata": {}
+                     *       "metadata": {},
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["Withdrawal"];
@@ -10400,7 +10686,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10545,7 +10831,8 @@ export interface operations {
                      *       "returnReason": "beneficiary account closed",
                      *       "createdAt": "2026-11-24T09:30:02.000Z",
                      *       "updatedAt": "2026-11-24T09:30:02.000Z",
-                     *       "metadata": {}
+                     *       "metadata": {},
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["Withdrawal"];
@@ -10587,7 +10874,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10811,7 +11098,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown resource, or one of another client */
+            /** @description unknown resource, or one of another client or of the other mode */
             404: {
                 headers: {
                     [name: string]: unknown;

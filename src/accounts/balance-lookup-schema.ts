@@ -1,4 +1,5 @@
 import { builder } from "../graphql/builder.js";
+import { LIVEMODE_FIELD } from "../graphql/livemode.js";
 import { clientIdOf } from "../graphql/context.js";
 import { BALANCE_MEANINGS } from "../ledger/balances.js";
 import { FiatCurrencyEnum } from "../ledger/currency-schema.js";
@@ -13,6 +14,7 @@ const AccountBalanceRef = builder.objectRef<AccountBalance>("AccountBalance").im
   description: "A user's balance in one fiat currency, with the virtual account in that currency when there is one.",
   fields: (t) => ({
     currency: t.expose("currency", { type: FiatCurrencyEnum }),
+    livemode: t.boolean(LIVEMODE_FIELD),
     balance: t.field({ type: "Decimal", description: BALANCE_MEANINGS.balance, resolve: (account) => account.balance }),
     posted: t.field({ type: "Decimal", description: BALANCE_MEANINGS.posted, resolve: (account) => account.posted }),
     pending: t.field({ type: "Decimal", description: BALANCE_MEANINGS.pending, resolve: (account) => account.pending }),

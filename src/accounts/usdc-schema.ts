@@ -1,4 +1,5 @@
 import { builder } from "../graphql/builder.js";
+import { LIVEMODE_FIELD } from "../graphql/livemode.js";
 import { clientIdOf } from "../graphql/context.js";
 import { NETWORKS, type Network } from "../providers/chains.js";
 import { NetworkEnum } from "../wallets/network-schema.js";
@@ -8,6 +9,7 @@ builder.prismaObject("UsdcAccount", {
   description: "A USDC account on one chain, receiving at the user's custodial wallet address.",
   fields: (t) => ({
     id: t.exposeID("id"),
+    livemode: t.boolean(LIVEMODE_FIELD),
     userId: t.exposeID("userId"),
     chain: t.field({ type: NetworkEnum, resolve: (account) => account.chain as Network["name"] }),
     chainId: t.exposeInt("chainId"),

@@ -2,15 +2,15 @@ import { graphql, type ResultOf } from "../graphql/typed.js";
 import { pickKeys } from "../representation.js";
 
 const COMMON = ["id", "userId", "currency", "createdAt", "destinationAsset", "destinationNetwork", "destinationAddress"] as const;
-const NGN_SHAPE = [...COMMON, "accountName", "accountNumber", "bankName", "bankCode", "metadata"] as const satisfies readonly (keyof ResultOf<typeof VirtualAccountFields>)[];
-const FIAT_SHAPE = [...COMMON, "bankName", "accountNumber", "routingNumber", "accountHolderName", "accountHolderType", "bankAddress", "metadata"] as const satisfies readonly (keyof ResultOf<typeof VirtualAccountFields>)[];
+const NGN_SHAPE = [...COMMON, "accountName", "accountNumber", "bankName", "bankCode", "metadata", "livemode"] as const satisfies readonly (keyof ResultOf<typeof VirtualAccountFields>)[];
+const FIAT_SHAPE = [...COMMON, "bankName", "accountNumber", "routingNumber", "accountHolderName", "accountHolderType", "bankAddress", "metadata", "livemode"] as const satisfies readonly (keyof ResultOf<typeof VirtualAccountFields>)[];
 
 /** Every field of both shapes; the body keeps those of the account's currency. */
 export const VirtualAccountFields = graphql(`
   fragment VirtualAccountFields on VirtualAccount {
     id userId currency createdAt destinationAsset destinationNetwork destinationAddress
     accountName accountNumber bankName bankCode routingNumber accountHolderName accountHolderType bankAddress developerFeePercent
-    accountName accountNumber bankName bankCode routingNumber accountHolderName accountHolderType bankAddress metadata
+    accountName accountNumber bankName bankCode routingNumber accountHolderName accountHolderType bankAddress metadata livemode
   }
 `);
 

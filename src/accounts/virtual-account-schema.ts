@@ -1,4 +1,5 @@
 import { builder } from "../graphql/builder.js";
+import { LIVEMODE_FIELD } from "../graphql/livemode.js";
 import { clientIdOf } from "../graphql/context.js";
 import { CurrencyEnum, FiatCurrencyEnum } from "../ledger/currency-schema.js";
 import type { Network } from "../providers/chains.js";
@@ -16,6 +17,7 @@ builder.prismaObject("VirtualAccount", {
   description: "A bank account that receives fiat for a user; what arrives is converted to destinationAsset and sent to destinationAddress.",
   fields: (t) => ({
     id: t.exposeID("id"),
+    livemode: t.boolean(LIVEMODE_FIELD),
     userId: t.exposeID("userId"),
     currency: t.field({ type: FiatCurrencyEnum, resolve: (account) => account.currency as FiatCurrency }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),

@@ -1,5 +1,6 @@
 import type { AuditLogEntry } from "../generated/prisma/client.js";
 import { builder } from "../graphql/builder.js";
+import { LIVEMODE_FIELD } from "../graphql/livemode.js";
 import { clientIdOf } from "../graphql/context.js";
 import { upperCased } from "../keys/schema.js";
 
@@ -17,6 +18,7 @@ const AuditLogEntryRef = builder.prismaObject("AuditLogEntry", {
   description: "One mutating operation, acted or refused. Ids and names only: never a secret.",
   fields: (t) => ({
     id: t.exposeID("id"),
+    livemode: t.boolean(LIVEMODE_FIELD),
     at: t.expose("at", { type: "DateTime" }),
     actor: t.field({ type: AuditActor, resolve: (entry) => ({ type: entry.actorType as "api_key" | "session", id: entry.actorId }) }),
     operation: t.exposeString("operation", { description: "the GraphQL root field the request ran (REST included: POST /v1/user is createUser)" }),

@@ -3,7 +3,7 @@ import { pickKeys, withNumbers } from "../representation.js";
 
 export const CardAuthorizationFields = graphql(`
   fragment CardAuthorizationFields on CardAuthorization {
-    id userId cardId amount currency merchant status declineReason capturedAmount expiresAt createdAt updatedAt
+    id userId cardId amount currency merchant status declineReason capturedAmount expiresAt createdAt updatedAt livemode
   }
 `);
 
@@ -20,6 +20,7 @@ const RECORD = [
   "expiresAt",
   "createdAt",
   "updatedAt",
+  "livemode",
 ] as const satisfies readonly (keyof ResultOf<typeof CardAuthorizationFields>)[];
 
 /**

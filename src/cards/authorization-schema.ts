@@ -1,5 +1,6 @@
 import { badInput } from "../errors.js";
 import { builder } from "../graphql/builder.js";
+import { LIVEMODE_FIELD } from "../graphql/livemode.js";
 import { clientIdOf, requireTestMode } from "../graphql/context.js";
 import { checkIdCursors } from "../graphql/cursors.js";
 import { CurrencyEnum } from "../ledger/currency-schema.js";
@@ -24,6 +25,7 @@ builder.prismaObject("CardAuthorization", {
     "Captured, it is posted as a CARD_DEBIT and listed as the card transaction of the same id.",
   fields: (t) => ({
     id: t.exposeID("id"),
+    livemode: t.boolean(LIVEMODE_FIELD),
     userId: t.exposeID("userId"),
     cardId: t.exposeID("cardId", { nullable: true, description: "Null when declined for want of a card" }),
     amount: t.expose("amount", { type: "Decimal", description: "The amount authorized (and held while PENDING)" }),

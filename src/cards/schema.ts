@@ -1,4 +1,5 @@
 import { builder } from "../graphql/builder.js";
+import { LIVEMODE_FIELD } from "../graphql/livemode.js";
 import { clientIdOf } from "../graphql/context.js";
 import { checkIdCursors } from "../graphql/cursors.js";
 import { NEWEST_FIRST_RECORDS } from "../ledger/service.js";
@@ -9,6 +10,7 @@ builder.prismaObject("Card", {
   description: "A USD virtual debit card. Number and CVV are stored encrypted and decrypted only here.",
   fields: (t) => ({
     id: t.exposeID("id"),
+    livemode: t.boolean(LIVEMODE_FIELD),
     userId: t.exposeID("userId"),
     providerId: t.exposeID("providerId", { description: "Identifier at the card issuer" }),
     cardNumber: t.string({
@@ -29,6 +31,7 @@ builder.prismaObject("Card", {
 const CardTransactionRef = builder.prismaObject("CardTransaction", {
   fields: (t) => ({
     id: t.exposeID("id"),
+    livemode: t.boolean(LIVEMODE_FIELD),
     amount: t.expose("amount", { type: "Decimal" }),
     balance: t.expose("balance", { type: "Decimal", description: "Balance after the transaction" }),
     description: t.exposeString("description", { description: "Merchant text" }),

@@ -1,4 +1,5 @@
 import { builder } from "../graphql/builder.js";
+import { LIVEMODE_FIELD } from "../graphql/livemode.js";
 import { clientIdOf } from "../graphql/context.js";
 import { CurrencyEnum } from "../ledger/currency-schema.js";
 import type { Currency } from "../providers/fx.js";
@@ -12,6 +13,7 @@ builder.prismaObject("ConversionQuote", {
   description: `A price for a conversion, valid 30 seconds and for one conversion. ${CONVERSION_TERMS}`,
   fields: (t) => ({
     id: t.exposeID("id"),
+    livemode: t.boolean(LIVEMODE_FIELD),
     from: t.field({ type: CurrencyEnum, resolve: (quote) => quote.from as Currency }),
     to: t.field({ type: CurrencyEnum, resolve: (quote) => quote.to as Currency }),
     amount: t.expose("amount", { type: "Decimal" }),
@@ -26,6 +28,7 @@ builder.prismaObject("Conversion", {
   description: `A completed conversion of a user's funds. ${CONVERSION_TERMS}`,
   fields: (t) => ({
     id: t.exposeID("id"),
+    livemode: t.boolean(LIVEMODE_FIELD),
     userId: t.exposeID("userId"),
     from: t.field({ type: CurrencyEnum, resolve: (conversion) => conversion.from as Currency }),
     to: t.field({ type: CurrencyEnum, resolve: (conversion) => conversion.to as Currency }),

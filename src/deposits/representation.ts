@@ -1,12 +1,12 @@
 import { graphql, type ResultOf } from "../graphql/typed.js";
 import { pickKeys, withNumbers } from "../representation.js";
 
-const REQUIRED = ["id", "userId", "eventId", "amount", "status", "currency", "createdAt", "updatedAt"] as const satisfies readonly (keyof ResultOf<typeof DepositFields>)[];
+const REQUIRED = ["id", "userId", "eventId", "amount", "status", "currency", "createdAt", "updatedAt", "livemode"] as const satisfies readonly (keyof ResultOf<typeof DepositFields>)[];
 /** Present only on the deposits they describe: NGN bank deposits, on-chain deposits. */
 const OPTIONAL = ["paymentReference", "tokenAddress", "transactionHash", "chainId"] as const satisfies readonly (keyof ResultOf<typeof DepositFields>)[];
 
 export const DepositFields = graphql(`
-  fragment DepositFields on Deposit { id userId eventId amount status currency createdAt updatedAt paymentReference tokenAddress transactionHash chainId }
+  fragment DepositFields on Deposit { id userId eventId amount status currency createdAt updatedAt paymentReference tokenAddress transactionHash chainId livemode }
 `);
 
 /** The contract's deposit record: its fields in order, the optional ones only when set, the amount a JSON number. */

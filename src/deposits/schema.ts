@@ -1,4 +1,5 @@
 import { builder } from "../graphql/builder.js";
+import { LIVEMODE_FIELD } from "../graphql/livemode.js";
 import type { Currency } from "../providers/fx.js";
 import { checkIdCursors } from "../graphql/cursors.js";
 import { clientIdOf, requireTestMode } from "../graphql/context.js";
@@ -13,6 +14,7 @@ builder.prismaObject("Deposit", {
   description: "Money received for a user: fiat at a virtual account, or a token transfer to the user's wallet.",
   fields: (t) => ({
     id: t.exposeID("id"),
+    livemode: t.boolean(LIVEMODE_FIELD),
     userId: t.exposeID("userId"),
     eventId: t.exposeID("eventId", { description: "The provider's reference of the payment (on-chain: transaction hash and log index)" }),
     amount: t.expose("amount", { type: "Decimal" }),

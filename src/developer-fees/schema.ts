@@ -1,4 +1,5 @@
 import { builder } from "../graphql/builder.js";
+import { LIVEMODE_FIELD } from "../graphql/livemode.js";
 import { clientIdOf } from "../graphql/context.js";
 import { CurrencyEnum } from "../ledger/currency-schema.js";
 import { CURRENCIES, type Currency } from "../providers/fx.js";
@@ -11,6 +12,7 @@ const ClientBalanceRef = builder.objectRef<ClientBalance>("ClientBalance").imple
     "The client's own revenue in one currency: the developer fees it charged its users (deposits into accounts with developerFeePercent, withdrawals with developerFee), less those refunded by failed withdrawals. Revenue has no holds and no pending credits, so pending and available equal posted.",
   fields: (t) => ({
     currency: t.field({ type: CurrencyEnum, resolve: (balance) => balance.currency }),
+    livemode: t.boolean(LIVEMODE_FIELD),
     posted: t.field({ type: "Decimal", resolve: (balance) => balance.posted }),
     pending: t.field({ type: "Decimal", resolve: (balance) => balance.pending }),
     available: t.field({ type: "Decimal", resolve: (balance) => balance.available }),

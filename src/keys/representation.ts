@@ -2,11 +2,11 @@ import type { Grant, Permissions } from "../auth/permissions.js";
 import { graphql, type ResultOf } from "../graphql/typed.js";
 
 /** An API key as lists show it (also the `data.object` of API key events). */
-export const ApiKeyFields = graphql(`fragment ApiKeyFields on ApiKey { id prefix name permissions { resource access } createdAt lastUsedAt revokedAt expiresAt allowedIps }`);
-export const API_KEY_KEYS = ["id", "prefix", "name", "permissions", "createdAt", "lastUsedAt", "revokedAt", "expiresAt", "allowedIps"] as const satisfies readonly (keyof ResultOf<typeof ApiKeyFields>)[];
+export const ApiKeyFields = graphql(`fragment ApiKeyFields on ApiKey { id prefix mode name permissions { resource access } createdAt lastUsedAt revokedAt expiresAt allowedIps livemode }`);
+export const API_KEY_KEYS = ["id", "prefix", "mode", "name", "permissions", "createdAt", "lastUsedAt", "revokedAt", "expiresAt", "allowedIps", "livemode"] as const satisfies readonly (keyof ResultOf<typeof ApiKeyFields>)[];
 
 /** A new key (created or rolled), with its secret. */
-export const CreatedApiKeyFields = graphql(`fragment CreatedApiKeyFields on CreatedApiKey { id key prefix name permissions { resource access } createdAt expiresAt allowedIps }`);
+export const CreatedApiKeyFields = graphql(`fragment CreatedApiKeyFields on CreatedApiKey { id key prefix mode name permissions { resource access } createdAt expiresAt allowedIps livemode }`);
 
 /** A key's allowlist as every surface shows it: null when the key may be used from anywhere. */
 export const shownAllowedIps = (allowedIps: readonly string[] | null) => (allowedIps?.length ? [...allowedIps] : null);

@@ -1,8 +1,11 @@
 import { ACCESS_LEVELS, grantList, grantMap, RESOURCES, storedPermissions } from "../auth/permissions.js";
 import { builder } from "../graphql/builder.js";
+import { LIVEMODE_FIELD } from "../graphql/livemode.js";
 import { clientIdOf } from "../graphql/context.js";
+import { MODES } from "../clients/modes.js";
 import { MAX_ALLOWED_IPS } from "./allowed-ips.js";
 import { authorityOf } from "./authority.js";
+import { modeOfKey, tenantForNewKey } from "./key-mode.js";
 import { shownAllowedIps } from "./representation.js";
 import { MAX_KEY_LIFETIME_HOURS, MAX_LISTED_KEYS, MAX_ROLL_GRACE_HOURS, type ApiKeyService } from "./service.js";
 
@@ -19,6 +22,15 @@ const ApiKeyResource = builder.enumType("ApiKeyResource", {
 });
 const ApiKeyAccess = builder.enumType("ApiKeyAccess", { description: "WRITE implies READ.", values: upperCased(ACCESS_LEVELS) });
 
+const ApiKeyMode = builder.enumType("ApiKeyMode", {
+  description: "The mode a key acts in (SPEC §15), shown by its prefix: fpk_test_… or fpk_live_… (keys made before modes, fpk_ and 12 hex digits, are test).",
+  values: MODES,
+});
+/** A key's mode, the same on a listed key and a new one. */
+const MODE_FIELD = { type: ApiKeyMode, resolve: (key: { prefix: string }) => modeOfKey(key.prefix) };
+/** A key's own mode, not the caller's: a session may create a key of the other mode. */
+const KEY_LIVEMODE_FIELD = { description: LIVEMODE_FIELD.description, resolve: (key: { prefix: string }) => modeOfKey(key.prefix) === "live" };
+
 const ApiKeyPermission = builder.simpleObject("ApiKeyPermission", {
   fields: (t) => ({ resource: t.field({ type: ApiKeyResource }), access: t.field({ type: ApiKeyAccess }) }),
 });
@@ -33,7 +45,9 @@ const grantsOf = (key: { permissions: unknown }) => grantList(storedPermissions(
 builder.prismaObject("ApiKey", {
   fields: (t) => ({
     id: t.exposeID("id"),
+    livemode: t.boolean(KEY_LIVEMODE_FIELD),
     prefix: t.exposeString("prefix"),
+    mode: t.field(MODE_FIELD),
     name: t.exposeString("name", { nullable: true }),
     permissions: t.field({ type: [ApiKeyPermission], ...PERMISSIONS_FIELD, resolve: grantsOf }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
@@ -49,8 +63,10 @@ const CreatedApiKey = builder.objectRef<Created>("CreatedApiKey").implement({
   description: "A new key. `key` is the full secret and is shown only here.",
   fields: (t) => ({
     id: t.exposeID("id"),
+    livemode: t.boolean(KEY_LIVEMODE_FIELD),
     key: t.exposeString("key"),
     prefix: t.exposeString("prefix"),
+    mode: t.field(MODE_FIELD),
     name: t.exposeString("name", { nullable: true }),
     permissions: t.field({ type: [ApiKeyPermission], ...PERMISSIONS_FIELD, resolve: grantsOf }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
@@ -62,6 +78,10 @@ const CreatedApiKey = builder.objectRef<Created>("CreatedApiKey").implement({
 const CreateApiKeyInput = builder.inputType("CreateApiKeyInput", {
   fields: (t) => ({
     name: t.string({ description: "A label for lists (1–100 characters)." }),
+    mode: t.field({
+      type: ApiKeyMode,
+      description: "The mode of the new key; omitted or null: the caller's. Only a session may create a key of the other mode (in the business's tenant of that mode); an API key asking for it is FORBIDDEN.",
+    }),
     permissions: t.field({ type: [ApiKeyPermissionInput], description: "Omit for a full key. A restricted key can only create keys with no more than it has." }),
     expiresInHours: t.float({
       description: `Hours (fractions allowed) until the key stops working, more than 0 and at most ${MAX_KEY_LIFETIME_HOURS}; omitted or null: never, or when the creating key expires. A key that expires cannot create one that outlives it.`,
@@ -89,8 +109,10 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateApiKeyInput }) },
     resolve: async (_root, { input }, ctx) => {
       const caller = await ctx.client();
-      const permissions = input?.permissions ? grantMap(input.permissions) : null;
-      return ctx.services.keys.create(caller.clientId, { ...input, permissions }, authorityOf(caller));
+      const { mode, ...attributes } = input ?? {};
+      const permissions = attributes.permissions ? grantMap(attributes.permissions) : null;
+      const clientId = await tenantForNewKey(ctx.prisma, caller, mode);
+      return ctx.services.keys.create(clientId, { ...attributes, permissions }, authorityOf(caller));
     },
   }),
   rollApiKey: t.field({

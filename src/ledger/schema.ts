@@ -1,5 +1,6 @@
 import { DEPOSIT_STATUS } from "../deposits/types.js";
 import { builder } from "../graphql/builder.js";
+import { LIVEMODE_FIELD } from "../graphql/livemode.js";
 import { clientIdOf } from "../graphql/context.js";
 import { checkIdCursors } from "../graphql/cursors.js";
 import { CURRENCIES, type Currency } from "../providers/fx.js";
@@ -19,6 +20,7 @@ const LedgerEntryRef = builder.prismaObject("LedgerEntry", {
   description: "One movement of a user balance. amount is signed: positive credits the balance.",
   fields: (t) => ({
     id: t.exposeID("id"),
+    livemode: t.boolean(LIVEMODE_FIELD),
     // Only user entries are ever served (system accounts stay internal), so userId is always set.
     userId: t.id({ select: { userId: true }, resolve: (entry) => entry.userId! }),
     type: t.field({ type: LedgerEntryTypeEnum, resolve: (entry) => entry.type as EntryType }),
@@ -35,6 +37,7 @@ const BalanceRef = builder.objectRef<ThreeBalances>("Balance").implement({
   description: "A user's balances in one currency: posted (the ledger), pending (with deposits on their way and less holds) and available (what may be spent).",
   fields: (t) => ({
     currency: t.field({ type: CurrencyEnum, resolve: (row) => row.currency as Currency }),
+    livemode: t.boolean(LIVEMODE_FIELD),
     balance: t.field({ type: "Decimal", description: BALANCE_MEANINGS.balance, resolve: (row) => row.posted }),
     posted: t.field({ type: "Decimal", description: BALANCE_MEANINGS.posted, resolve: (row) => row.posted }),
     pending: t.field({ type: "Decimal", description: BALANCE_MEANINGS.pending, resolve: (row) => row.pending }),

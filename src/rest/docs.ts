@@ -43,6 +43,7 @@ export const doc = {
   oneOf: <const T extends readonly string[]>(values: T, description: string) => z.enum(values).describe(`${description} (any case)`),
   id: z.string().describe("identifier (UUID)"),
   timestamp: z.string().meta({ format: "date-time" }),
+  livemode: z.boolean().describe("true for an object of live mode, false for one of test mode: the mode of the key (or session) that reads it"),
   userParam: { userId: "the user's id (UUID)" },
   metadata: z.record(z.string(), z.string()).meta({ examples: [{ segment: "gold" }] }),
   money: z.number().describe("amount in the currency's unit; REST money is a JSON number"),

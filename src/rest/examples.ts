@@ -21,11 +21,13 @@ const user = {
   clientId,
   externalId: "cus_8812",
   metadata: { segment: "gold", referrer: "partner-17" } as Record<string, string>,
+  livemode: false,
 };
 
 const apiKey = {
   id: "0d5c2a8e-7f41-4b3a-a9e6-2c8d1f4b6a09",
-  prefix: "fpk_0123456789ab",
+  prefix: "fpk_test_0123456789ab",
+  mode: "test",
   name: "backend",
   permissions: null,
   createdAt: at,
@@ -33,6 +35,7 @@ const apiKey = {
   revokedAt: null,
   expiresAt: null,
   allowedIps: null,
+  livemode: false,
 };
 
 const client = { id: clientId, email: "dev@acme.example", name: "Acme", createdAt: at };
@@ -50,6 +53,7 @@ const ngnAccount = {
   bankName: "Sandbox Bank NG",
   bankCode: "058",
   metadata: {} as Record<string, string>,
+  livemode: false,
 };
 
 const usdAccount = {
@@ -65,6 +69,7 @@ const usdAccount = {
   accountHolderType: "individual",
   bankAddress: "1 Sandbox Plaza, New York, NY 10001",
   metadata: {} as Record<string, string>,
+  livemode: false,
 };
 
 const wallet = {
@@ -77,6 +82,7 @@ const wallet = {
   blockchain: "ETHEREUM",
   createdAt: at,
   updatedAt: at,
+  livemode: false,
 };
 
 const card = {
@@ -88,6 +94,7 @@ const card = {
   cardExpiry: "11/29",
   createdAt: at,
   updatedAt: at,
+  livemode: false,
 };
 
 const cardTransaction = {
@@ -98,6 +105,7 @@ const cardTransaction = {
   description: "Coffee",
   status: "SETTLED",
   type: "DEBIT",
+  livemode: false,
 };
 
 const cardAuthorization = {
@@ -113,6 +121,7 @@ const cardAuthorization = {
   expiresAt: "2026-12-01T09:30:00.000Z",
   createdAt: at,
   updatedAt: at,
+  livemode: false,
 };
 
 const usdcAccount = {
@@ -124,6 +133,7 @@ const usdcAccount = {
   tokenAddress: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
   balance: 0,
   createdAt: at,
+  livemode: false,
 };
 
 const depositId = "5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9";
@@ -137,6 +147,7 @@ const deposit = {
   createdAt: at,
   updatedAt: at,
   paymentReference: "SBX-PAY-000123",
+  livemode: false,
 };
 
 const ledgerEntry = {
@@ -149,6 +160,7 @@ const ledgerEntry = {
   balanceAfter: 50000,
   referenceId: depositId,
   createdAt: later,
+  livemode: false,
 };
 
 const conversionTerms = { from: "USD", to: "EUR", amount: 10, rate: 0.916, fee: 0.01, convertedAmount: 9.15084 };
@@ -167,6 +179,7 @@ const withdrawal = {
   createdAt: later,
   updatedAt: later,
   metadata: {} as Record<string, string>,
+  livemode: false,
 };
 
 const event = {
@@ -186,6 +199,7 @@ const auditLogEntry = {
   requestId: "2b1c0d9e-8f7a-4b6c-9d5e-4f3a2b1c0d9e",
   ip: "203.0.113.7",
   outcome: "succeeded",
+  livemode: false,
 };
 
 const webhookEndpoint = {
@@ -196,6 +210,7 @@ const webhookEndpoint = {
   enabled: true,
   createdAt: at,
   metadata: { team: "payments" } as Record<string, string>,
+  livemode: false,
 };
 
 const deliveryAttempt = {
@@ -208,6 +223,7 @@ const deliveryAttempt = {
   durationMs: 84,
   createdAt: later,
   nextAttemptAt: null,
+  livemode: false,
 };
 
 export const examples = {

@@ -1,4 +1,5 @@
 import { builder } from "../graphql/builder.js";
+import { LIVEMODE_FIELD } from "../graphql/livemode.js";
 import { clientIdOf } from "../graphql/context.js";
 import type { Network } from "../providers/chains.js";
 import { NetworkEnum } from "./network-schema.js";
@@ -7,6 +8,7 @@ builder.prismaObject("Wallet", {
   description: "A custodial EVM wallet. The custodian keeps the keys; none is stored or returned here.",
   fields: (t) => ({
     id: t.exposeID("id"),
+    livemode: t.boolean(LIVEMODE_FIELD),
     userId: t.exposeID("userId"),
     clientId: t.exposeID("clientId"),
     walletId: t.exposeID("walletId", { description: "Identifier at the custodian" }),

@@ -1,4 +1,5 @@
 import { builder } from "../graphql/builder.js";
+import { LIVEMODE_FIELD } from "../graphql/livemode.js";
 import { clientIdOf } from "../graphql/context.js";
 import type { WebhookDelivery, WebhookDeliveryAttempt } from "../generated/prisma/client.js";
 import type { EndpointView } from "./service.js";
@@ -13,6 +14,7 @@ const DeliveryAttempt = builder.objectRef<WebhookDeliveryAttempt>("WebhookDelive
   description: "One HTTP attempt to deliver an event to an endpoint.",
   fields: (t) => ({
     id: t.exposeID("id"),
+    livemode: t.boolean(LIVEMODE_FIELD),
     eventId: t.id({ resolve: (attempt, _args, ctx) => visibleEventId(attempt, ctx) }),
     attempt: t.exposeInt("attempt", { description: "1 for the first try of a delivery, 2 for its first retry, …" }),
     status: t.exposeInt("status", { nullable: true, description: "The HTTP status; null when no response came" }),
@@ -28,6 +30,7 @@ const Endpoint = builder.objectRef<EndpointView & { secret?: string }>("WebhookE
   description: "Where the client receives its events, signed per Standard Webhooks.",
   fields: (t) => ({
     id: t.exposeID("id"),
+    livemode: t.boolean(LIVEMODE_FIELD),
     url: t.exposeString("url"),
     events: t.exposeStringList("events", { nullable: true, description: "The event types sent there; null: every type, those added later included" }),
     description: t.exposeString("description", { nullable: true }),
@@ -56,6 +59,7 @@ const QueuedDelivery = builder.objectRef<WebhookDelivery>("WebhookDelivery").imp
   description: "An event queued for an endpoint.",
   fields: (t) => ({
     id: t.exposeID("id"),
+    livemode: t.boolean(LIVEMODE_FIELD),
     eventId: t.id({ resolve: (delivery, _args, ctx) => visibleEventId(delivery, ctx) }),
     endpointId: t.exposeID("endpointId"),
     nextAttemptAt: t.field({ type: "DateTime", nullable: true, resolve: (delivery) => delivery.nextAttemptAt }),

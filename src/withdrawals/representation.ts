@@ -3,9 +3,9 @@ import { graphql, type ResultOf } from "../graphql/typed.js";
 import { maskedPixKey, type PixKey } from "../providers/brazil.js";
 import { ExactNumber, pickKeys, withNumbers } from "../representation.js";
 
-const RECORD = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "returnReason", "createdAt", "updatedAt", "metadata"] as const satisfies readonly (keyof ResultOf<typeof WithdrawalFields>)[];
+const RECORD = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "returnReason", "createdAt", "updatedAt", "metadata", "livemode"] as const satisfies readonly (keyof ResultOf<typeof WithdrawalFields>)[];
 export const WithdrawalFields = graphql(`
-  fragment WithdrawalFields on Withdrawal { reference userId type currency amount fee developerFee status destination failureReason returnReason transactionHash createdAt updatedAt metadata }
+  fragment WithdrawalFields on Withdrawal { reference userId type currency amount fee developerFee status destination failureReason returnReason transactionHash createdAt updatedAt metadata livemode }
 `);
 
 /**

@@ -1,4 +1,5 @@
 import { builder } from "../graphql/builder.js";
+import { LIVEMODE_FIELD } from "../graphql/livemode.js";
 import { checkIdCursors } from "../graphql/cursors.js";
 import { clientIdOf, requireTestMode, type Context } from "../graphql/context.js";
 import { CONNECTION_LIMITS, CONNECTION_SIZES } from "../ledger/schema.js";
@@ -27,6 +28,7 @@ builder.prismaObject("Withdrawal", {
     "Money paid out of a user's balance in its own currency: PENDING → PROCESSING → COMPLETED; FAILED from PENDING or PROCESSING (amount and fee return); RETURNED from COMPLETED (the amount returns, the developer fee is kept).",
   fields: (t) => ({
     reference: t.exposeID("reference"),
+    livemode: t.boolean(LIVEMODE_FIELD),
     userId: t.exposeID("userId"),
     type: t.field({ type: WithdrawalTypeEnum, resolve: (withdrawal) => withdrawal.type as WithdrawalType }),
     currency: t.field({ type: CurrencyEnum, resolve: (withdrawal) => withdrawal.currency as Currency }),

@@ -5,7 +5,7 @@ import { fund } from "./ledger.js";
 import { HOLDER } from "./withdrawals.js";
 
 /** The keys of a card authorization on REST, in order. */
-export const AUTHORIZATION_KEYS = ["id", "userId", "cardId", "amount", "currency", "merchant", "status", "declineReason", "capturedAmount", "expiresAt", "createdAt", "updatedAt"];
+export const AUTHORIZATION_KEYS = ["id", "userId", "cardId", "amount", "currency", "merchant", "status", "declineReason", "capturedAmount", "expiresAt", "createdAt", "updatedAt", "livemode"];
 
 /** A fresh tenant's user (the test users' holder) with `usd` on the USD balance, and a card unless `card: false`. */
 export async function cardholder(server: TestServer, usd: string, options: { card?: boolean } = {}): Promise<{ tenant: Tenant; userId: string }> {
@@ -29,6 +29,11 @@ export const reverse = (server: TestServer, tenant: Tenant, id: string) =>
 export async function usdBalances(server: TestServer, tenant: Tenant, userId: string) {
   const res = await rest(server, "GET", `/v1/balances/${userId}`, { headers: tenant.headers });
   expect(res.status).toBe(200);
-  return (res.body.balances as { currency: string; posted: number; pending: number; available: number }[]).find((row) => row.currency === "USD");
+  const usd = (res.body.balances as { currency: string; posted: number; pending: number; available: number; livemode: boolean }[]).find((row) => row.currency === "USD");
+  if (!usd) return usd;
+  // The tenants here are test mode's; the row is compared without it.
+  const { livemode, ...balances } = usd;
+  expect(livemode).toBe(false);
+  return balances;
 }
 

@@ -13,7 +13,7 @@ export const BANK_ACCOUNTS = {
 export const NGN_ACCOUNT = { accountNumber: "0123456785", bankCode: "058", accountName: "Ada Lovelace", bankName: "Guaranty Trust Bank" };
 export const USDC_ADDRESS = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48";
 
-export const WITHDRAWAL_KEYS = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "returnReason", "createdAt", "updatedAt", "metadata"];
+export const WITHDRAWAL_KEYS = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "returnReason", "createdAt", "updatedAt", "metadata", "livemode"];
 
 /** The account holder of every test user: withdrawals to a bank must name the user. */
 export const HOLDER = { firstName: "Ada", lastName: "Lovelace", dob: "1990-05-17" };

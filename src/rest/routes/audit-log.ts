@@ -13,6 +13,7 @@ const AuditLogEntry = named("AuditLogEntry", z.object({
   requestId: z.string(),
   ip: z.string().nullable().describe("the caller's address as TRUST_PROXY reads it; null when that is not an IP address"),
   outcome: z.enum(["succeeded", "refused", "failed"]).describe("refused: a 4xx answer; failed: a 5xx"),
+  livemode: doc.livemode,
 }));
 
 export const auditLogRoutes = [
@@ -21,7 +22,7 @@ export const auditLogRoutes = [
     path: "/v1/audit-log",
     operation: graphql(`query ListAuditLog($after: ID, $first: Int) {
       auditLog(after: $after, first: $first) {
-        edges { node { id at actor { type id } operation targetIds requestId ip outcome } }
+        edges { node { id at actor { type id } operation targetIds requestId ip outcome livemode } }
         pageInfo { hasNextPage }
       }
     }`),

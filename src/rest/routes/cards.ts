@@ -8,7 +8,7 @@ import { doc, named } from "../docs.js";
 import { examples } from "../examples.js";
 import { code, found, integer, route } from "../route.js";
 
-const CardFields = graphql(`fragment CardFields on VirtualCard { id userId providerId cardNumber cardCVV cardExpiry createdAt updatedAt }`);
+const CardFields = graphql(`fragment CardFields on VirtualCard { id userId providerId cardNumber cardCVV cardExpiry createdAt updatedAt livemode }`);
 const Card = named("Card", z.object({
   id: doc.id,
   userId: doc.id,
@@ -18,6 +18,7 @@ const Card = named("Card", z.object({
   cardExpiry: z.string().describe("MM/YY"),
   createdAt: doc.timestamp,
   updatedAt: doc.timestamp,
+  livemode: doc.livemode,
 }));
 export const CardTransaction = named("CardTransaction", z.object({
   id: doc.id,
@@ -27,6 +28,7 @@ export const CardTransaction = named("CardTransaction", z.object({
   description: z.string().describe("merchant text"),
   status: z.string().describe("SETTLED"),
   type: z.string().describe("DEBIT"),
+  livemode: doc.livemode,
 }));
 
 export const CardAuthorization = named("CardAuthorization", z.object({
@@ -42,6 +44,7 @@ export const CardAuthorization = named("CardAuthorization", z.object({
   expiresAt: doc.timestamp.describe("when a PENDING authorization expires and its hold is released"),
   createdAt: doc.timestamp,
   updatedAt: doc.timestamp,
+  livemode: doc.livemode,
 }));
 
 export const cardRoutes = [

@@ -23,15 +23,15 @@ export const conversionRoutes = [
     method: "GET",
     path: "/v1/conversion/quote",
     operation: graphql(`query GetConversionQuote($from: Currency!, $to: Currency!, $amount: Decimal!) {
-      conversionQuote(from: $from, to: $to, amount: $amount) { id from to amount rate fee convertedAmount expiresAt }
+      conversionQuote(from: $from, to: $to, amount: $amount) { id from to amount rate fee convertedAmount expiresAt livemode }
     }`),
     variables: ({ query }) => ({ from: code(query.from), to: code(query.to), amount: query.amount }),
     result: (data) => withNumbers(data.conversionQuote, MONEY),
     docs: {
       summary: "Quote a conversion, valid 30 s",
       query: Pair.safeExtend({ amount: z.string().describe("decimal amount in the source currency") }),
-      response: named("ConversionQuote", z.object({ id: doc.id, ...terms, expiresAt: doc.timestamp })),
-      example: { response: { id: QUOTE_ID, ...examples.conversionTerms, expiresAt: examples.later } },
+      response: named("ConversionQuote", z.object({ id: doc.id, ...terms, expiresAt: doc.timestamp, livemode: doc.livemode })),
+      example: { response: { id: QUOTE_ID, ...examples.conversionTerms, expiresAt: examples.later, livemode: false } },
     },
   }),
   route({
@@ -45,11 +45,11 @@ export const conversionRoutes = [
     docs: {
       summary: "Convert between the user's balances, at a quote's rate when quoteId is given",
       body: named("ConversionRequest", z.object({ ...Pair.shape, ...ConversionRequest.shape, amount: doc.money })),
-      response: named("Conversion", z.object({ id: doc.id, userId: doc.id, ...terms, quoteId: z.string().nullable(), createdAt: doc.timestamp })),
+      response: named("Conversion", z.object({ id: doc.id, userId: doc.id, ...terms, quoteId: z.string().nullable(), createdAt: doc.timestamp, livemode: doc.livemode })),
       errors: ["NOT_FOUND", "INSUFFICIENT_FUNDS"],
       example: {
         body: { userId: examples.userId, from: "USD", to: "EUR", amount: 10, quoteId: QUOTE_ID },
-        response: { id: "9c0d1e2f-3a4b-4c5d-a6e7-f8a9b0c1d2e3", userId: examples.userId, ...examples.conversionTerms, quoteId: QUOTE_ID, createdAt: examples.later },
+        response: { id: "9c0d1e2f-3a4b-4c5d-a6e7-f8a9b0c1d2e3", userId: examples.userId, ...examples.conversionTerms, quoteId: QUOTE_ID, createdAt: examples.later, livemode: false },
       },
     },
   }),

@@ -18,6 +18,7 @@ export const Deposit = named("Deposit", z.object({
   tokenAddress: z.string().optional().describe("on-chain deposits"),
   transactionHash: z.string().optional().describe("on-chain deposits"),
   chainId: z.int().optional().describe("on-chain deposits"),
+  livemode: doc.livemode,
 }));
 
 export const depositRoutes = [

@@ -6,7 +6,7 @@ import { examples } from "../examples.js";
 import { found, integer, route } from "../route.js";
 
 const LedgerEntryFields = graphql(`
-  fragment LedgerEntryFields on LedgerEntry { id userId type currency amount balanceBefore balanceAfter referenceId createdAt }
+  fragment LedgerEntryFields on LedgerEntry { id userId type currency amount balanceBefore balanceAfter referenceId createdAt livemode }
 `);
 const MONEY = ["amount", "balanceBefore", "balanceAfter"] as const;
 
@@ -20,6 +20,7 @@ const LedgerEntry = named("LedgerEntry", z.object({
   balanceAfter: doc.money,
   referenceId: z.string().nullable(),
   createdAt: doc.timestamp,
+  livemode: doc.livemode,
 }));
 
 const asContractEntry = (entry: ResultOf<typeof LedgerEntryFields>) => withNumbers(entry, MONEY);

@@ -6,7 +6,7 @@ import { doc, named } from "../docs.js";
 import { examples } from "../examples.js";
 import { code, found, route } from "../route.js";
 
-const UsdcAccountFields = graphql(`fragment UsdcAccountFields on UsdcAccount { id userId chain chainId address tokenAddress balance createdAt }`);
+const UsdcAccountFields = graphql(`fragment UsdcAccountFields on UsdcAccount { id userId chain chainId address tokenAddress balance createdAt livemode }`);
 
 const UsdcAccount = named("UsdcAccount", z.object({
   id: doc.id,
@@ -17,6 +17,7 @@ const UsdcAccount = named("UsdcAccount", z.object({
   tokenAddress: z.string().describe("the USDC contract on that chain"),
   balance: doc.money,
   createdAt: doc.timestamp,
+  livemode: doc.livemode,
 }));
 const network = doc.oneOf(NETWORK_NAMES, "the chain");
 

@@ -18,6 +18,7 @@ const User = named("User", z.object({
   clientId: doc.id,
   externalId: z.string().nullable().describe("your own id for the user, unique among your users"),
   metadata: doc.metadata.describe(METADATA_DESCRIPTION),
+  livemode: doc.livemode,
 }));
 
 export const userRoutes = [

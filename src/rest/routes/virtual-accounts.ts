@@ -19,6 +19,7 @@ const common = {
   destinationAddress: z.string(),
   developerFeePercent: z.number().optional().describe("the client's own fee on each deposit, in percent; present only when the account charges one"),
   metadata: doc.metadata.describe(METADATA_DESCRIPTION),
+  livemode: doc.livemode,
 };
 /** The two shapes of the contract: NGN, and the bank shape of USD, EUR, MXN, BRL. */
 export const VirtualAccount = z.union([

@@ -4,7 +4,7 @@ import { doc, named } from "../docs.js";
 import { examples } from "../examples.js";
 import { route } from "../route.js";
 
-const WalletFields = graphql(`fragment WalletFields on Wallet { id userId clientId walletId addressId address blockchain createdAt updatedAt }`);
+const WalletFields = graphql(`fragment WalletFields on Wallet { id userId clientId walletId addressId address blockchain createdAt updatedAt livemode }`);
 const Wallet = named("Wallet", z.object({
   id: doc.id,
   userId: doc.id,
@@ -15,6 +15,7 @@ const Wallet = named("Wallet", z.object({
   blockchain: z.string(),
   createdAt: doc.timestamp,
   updatedAt: doc.timestamp,
+  livemode: doc.livemode,
 }));
 
 export const walletRoutes = [

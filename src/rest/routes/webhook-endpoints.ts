@@ -8,13 +8,13 @@ import { examples } from "../examples.js";
 import { METADATA_DESCRIPTION } from "../../metadata.js";
 import { found, integer, route } from "../route.js";
 
-const EndpointFields = graphql(`fragment EndpointFields on WebhookEndpoint { id url events description enabled createdAt metadata }`);
+const EndpointFields = graphql(`fragment EndpointFields on WebhookEndpoint { id url events description enabled createdAt metadata livemode }`);
 const AttemptFields = graphql(`
-  fragment AttemptFields on WebhookDeliveryAttempt { id eventId attempt status succeeded error durationMs createdAt nextAttemptAt }
+  fragment AttemptFields on WebhookDeliveryAttempt { id eventId attempt status succeeded error durationMs createdAt nextAttemptAt livemode }
 `);
 
 /** The endpoint with its secret, in the order of the answer to a creation. */
-const withSecret = (endpoint: Record<string, unknown>) => pickKeys(endpoint, ["id", "url", "events", "description", "enabled", "secret", "createdAt", "metadata"]);
+const withSecret = (endpoint: Record<string, unknown>) => pickKeys(endpoint, ["id", "url", "events", "description", "enabled", "secret", "createdAt", "metadata", "livemode"]);
 
 const Endpoint = named("WebhookEndpoint", z.object({
   id: doc.id,
@@ -24,6 +24,7 @@ const Endpoint = named("WebhookEndpoint", z.object({
   enabled: z.boolean(),
   createdAt: doc.timestamp,
   metadata: doc.metadata.describe(METADATA_DESCRIPTION),
+  livemode: doc.livemode,
 }));
 const EndpointWithSecret = named("WebhookEndpointWithSecret", Endpoint.extend({ secret: z.string().describe("whsec_…: shown only in this answer") }));
 const withSecretExample = { ...examples.webhookEndpoint, secret: examples.webhookSecret };
@@ -37,6 +38,7 @@ const Attempt = named("WebhookDeliveryAttempt", z.object({
   durationMs: z.int(),
   createdAt: doc.timestamp,
   nextAttemptAt: doc.timestamp.nullable(),
+  livemode: doc.livemode,
 }));
 const endpointParam = { id: "the endpoint's id (UUID)" };
 
@@ -131,7 +133,7 @@ export const webhookEndpointRoutes = [
   route({
     method: "POST",
     path: "/v1/events/:id/resend",
-    operation: graphql(`mutation ResendEvent($id: ID!, $endpointId: ID) { resendEvent(id: $id, endpointId: $endpointId) { id eventId endpointId nextAttemptAt } }`),
+    operation: graphql(`mutation ResendEvent($id: ID!, $endpointId: ID) { resendEvent(id: $id, endpointId: $endpointId) { id eventId endpointId nextAttemptAt livemode } }`),
     variables: ({ params, body }) => ({ id: params.id, endpointId: body.endpointId }),
     result: (data) => ({ data: data.resendEvent }),
     status: 202,
@@ -139,11 +141,11 @@ export const webhookEndpointRoutes = [
       summary: "Queue a new delivery of an event now (to one endpoint, or to every endpoint that takes its type)",
       params: { id: "the event's id" },
       body: z.object({ endpointId: doc.id.optional() }),
-      response: z.object({ data: z.array(z.object({ id: doc.id, eventId: z.string(), endpointId: doc.id, nextAttemptAt: doc.timestamp })) }),
+      response: z.object({ data: z.array(z.object({ id: doc.id, eventId: z.string(), endpointId: doc.id, nextAttemptAt: doc.timestamp, livemode: doc.livemode })) }),
       errors: ["NOT_FOUND"],
       example: {
         body: { endpointId: examples.webhookEndpoint.id },
-        response: { data: [{ id: examples.deliveryAttempt.id, eventId: examples.event.id, endpointId: examples.webhookEndpoint.id, nextAttemptAt: examples.later }] },
+        response: { data: [{ id: examples.deliveryAttempt.id, eventId: examples.event.id, endpointId: examples.webhookEndpoint.id, nextAttemptAt: examples.later, livemode: false }] },
       },
     },
   }),

@@ -30,6 +30,7 @@ const Withdrawal = named("Withdrawal", z.object({
   createdAt: doc.timestamp,
   updatedAt: doc.timestamp,
   metadata: doc.metadata.describe(METADATA_DESCRIPTION),
+  livemode: doc.livemode,
 }));
 const HOLDER = { userId: examples.userId, firstName: "Ada", lastName: "Lovelace", dob: "1990-05-17" };
 const REFERENCE = { reference: "the withdrawal's reference" };
