@@ -394,17 +394,17 @@ describe("expiry (CARD_AUTHORIZATION_TTL)", () => {
 
 describe("with SANDBOX off", () => {
   // Starts a second server: slow on the embedded database on a busy machine.
-  it("has no sandbox authorization paths, and the mutations are FORBIDDEN", { timeout: 90_000 }, async () => {
+  it("has no sandbox authorization paths, and the mutations answer a live key TEST_MODE_ONLY", { timeout: 90_000 }, async () => {
     const production = await startServer({ env: { SANDBOX: "false" } });
     try {
-      const tenant = await newTenant(production);
+      const tenant = await newTenant(production, "live");
       const id = crypto.randomUUID();
       for (const path of ["/v1/sandbox/card-authorizations", `/v1/sandbox/card-authorizations/${id}/capture`, `/v1/sandbox/card-authorizations/${id}/reverse`]) {
         expect((await rest(production, "POST", path, { headers: tenant.headers, body: {} })).status).toBe(404);
       }
-      expect(errorCodes(await gql(production, SIMULATE, { input: { userId: id, amount: "1", merchant: "x" } }, tenant.headers))).toEqual(["FORBIDDEN"]);
-      expect(errorCodes(await gql(production, CAPTURE, { id }, tenant.headers))).toEqual(["FORBIDDEN"]);
-      expect(errorCodes(await gql(production, REVERSE, { id }, tenant.headers))).toEqual(["FORBIDDEN"]);
+      expect(errorCodes(await gql(production, SIMULATE, { input: { userId: id, amount: "1", merchant: "x" } }, tenant.headers))).toEqual(["TEST_MODE_ONLY"]);
+      expect(errorCodes(await gql(production, CAPTURE, { id }, tenant.headers))).toEqual(["TEST_MODE_ONLY"]);
+      expect(errorCodes(await gql(production, REVERSE, { id }, tenant.headers))).toEqual(["TEST_MODE_ONLY"]);
     } finally {
       await production.stop();
     }

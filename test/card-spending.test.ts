@@ -99,14 +99,14 @@ describe("GraphQL simulateCardTransaction", () => {
 });
 
 describe("with SANDBOX off", () => {
-  it("has no sandbox card path, and the mutation is FORBIDDEN", async () => {
+  it("has no sandbox card path, and the mutation answers a live key TEST_MODE_ONLY", async () => {
     const production = await startServer({ env: { SANDBOX: "false" } });
     try {
-      const tenant = await newTenant(production);
+      const tenant = await newTenant(production, "live");
       const res = await rest(production, "POST", "/v1/sandbox/card-transactions", { headers: tenant.headers, body: {} });
       expect(res.status).toBe(404);
       const mutation = `mutation { simulateCardTransaction(input: { userId: "${crypto.randomUUID()}", amount: "1", description: "x" }) { id } }`;
-      expect(errorCodes(await gql(production, mutation, {}, tenant.headers))).toEqual(["FORBIDDEN"]);
+      expect(errorCodes(await gql(production, mutation, {}, tenant.headers))).toEqual(["TEST_MODE_ONLY"]);
     } finally {
       await production.stop();
     }

@@ -373,12 +373,17 @@ describe("with SANDBOX off", () => {
   it("has no sandbox deposit helpers", async () => {
     const production = await startServer({ env: { SANDBOX: "off" } });
     try {
-      const tenant = await newTenant(production);
+      const tenant = await newTenant(production, "live");
       const userId = await createUser(production, tenant);
       const res = await rest(production, "POST", "/v1/sandbox/deposits", { headers: tenant.headers, body: { userId, currency: "USDC", amount: 1 } });
       expect(res.status).toBe(404);
       const mutation = await gql(production, `mutation ($input: SimulateDepositInput!) { simulateDeposit(input: $input) { id } }`, { input: { userId, currency: "USDC", amount: "1" } }, tenant.headers);
-      expect(errorCodes(mutation)).toEqual(["FORBIDDEN"]);
+      expect(errorCodes(mutation)).toEqual(["TEST_MODE_ONLY"]);
+      // Test mode itself is off: a test key is refused whatever it asks.
+      const testKey = await newTenant(production, "test");
+      const refused = await rest(production, "GET", "/v1/user", { headers: testKey.headers });
+      expect(refused.status).toBe(403);
+      expect(refused.body.code).toBe("TEST_MODE_DISABLED");
     } finally {
       await production.stop();
     }
