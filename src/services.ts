@@ -107,7 +107,7 @@ export function createServices(deps: ServiceDeps) {
     balanceLookup: new BalanceLookupService({ users, ledger }),
     withdrawals,
     eventIds,
-    clientEvents: new EventService({ prisma: deps.prisma, sql: deps.sql, bus: deps.events, ids: eventIds, logger: deps.logger }),
+    clientEvents: new EventService({ sql: deps.sql, bus: deps.events, ids: eventIds, logger: deps.logger }),
     retention: new RetentionJob({ sql: deps.sql, settings: deps.config.retention, logger: deps.logger }),
     ...webhookServices(deps, eventIds),
     ...depositRoom,

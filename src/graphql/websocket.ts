@@ -11,6 +11,7 @@ import { authenticateWithinBudget } from "../pipeline/auth-failures.js";
 import type { OpenStreams } from "../pipeline/open-streams.js";
 import type { RateLimits } from "../pipeline/rate-limits.js";
 import { websocketRequestInfo } from "../pipeline/request-info.js";
+import { exactNumberReplacer, withExactNumbers } from "./exact-numbers.js";
 import type { Logger } from "../logger.js";
 import type { Services } from "../services.js";
 import type { Yoga } from "./yoga.js";
@@ -73,10 +74,14 @@ export function attachWebSocketServer(
   wsServer.on("connection", (socket, request) => {
     const ip = deps.clientIp(request);
     socket.once("close", deps.streams.openForIp(ip));
+    // Every message graphql-ws sends passes here: an event's money goes out with every digit (exactNumberReplacer).
+    const send = socket.send.bind(socket);
+    socket.send = ((data: unknown, ...rest: unknown[]) => (send as (...args: unknown[]) => void)(typeof data === "string" ? withExactNumbers(data) : data, ...rest)) as typeof socket.send;
   });
 
   const disposable = useServer<Record<string, unknown> | undefined, ConnectionExtra>(
     {
+      jsonMessageReplacer: exactNumberReplacer,
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args) as never,
       subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args) as never,
       onConnect: async (ctx) => {
