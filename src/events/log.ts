@@ -9,7 +9,7 @@ const RECORD_EVENT = `
     SELECT pg_current_xact_id()::text::bigint AS xid, nextval(pg_get_serial_sequence('events', 'seq')) AS seq
   ), event AS (
     INSERT INTO "events" ("id", "xid", "seq", "clientId", "userId", "type", "data")
-    SELECT 'evt_' || lpad(to_hex(xid), 16, '0') || lpad(to_hex(seq), 16, '0'), xid, seq, $1::uuid, $2::uuid, $3::text, $4::jsonb
+    SELECT 'evt_' || lpad(to_hex(xid), 16, '0') || lpad(to_hex(seq), 16, '0'), xid, seq, $1::uuid, $2::uuid, $3::text, $4::json
     FROM position
     RETURNING "id"
   )
