@@ -10,6 +10,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import type { ClientEvent } from "../src/events/types.js";
+import { exactParse } from "../src/exact-json.js";
 import { webhookMessage } from "../src/webhook-endpoints/message.js";
 import { newSecret } from "../src/webhook-endpoints/secrets.js";
 import { resolveWithDns } from "../src/webhook-endpoints/resolve-host.js";
@@ -64,7 +65,8 @@ async function main() {
   while (!stop.signal.aborted) {
     let page: { data: ClientEvent[]; hasMore: boolean };
     try {
-      page = await rest(key, "GET", `/v1/events?limit=${PAGE}${cursor ? `&after=${encodeURIComponent(cursor)}` : ""}${typeQuery}`, { signal: stop.signal });
+      // Read exactly: each event is forwarded with the money's every digit, as the feed wrote it.
+      page = await rest(key, "GET", `/v1/events?limit=${PAGE}${cursor ? `&after=${encodeURIComponent(cursor)}` : ""}${typeQuery}`, { signal: stop.signal, parse: exactParse });
     } catch (err) {
       if (stop.signal.aborted) break;
       // Refused (a bad key, --events): stop. Unreachable, restarting, overloaded: read on from the same cursor once it answers.

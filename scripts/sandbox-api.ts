@@ -24,8 +24,13 @@ export function apiKey(script: string): string {
   return key;
 }
 
-/** One REST call with the key; a non-2xx answer rejects with ApiError. */
-export async function rest<T>(key: string, method: "GET" | "POST" | "PATCH", path: string, options: { body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
+/** One REST call with the key; a non-2xx answer rejects with ApiError. `parse` reads the answer (JSON.parse unless given). */
+export async function rest<T>(
+  key: string,
+  method: "GET" | "POST" | "PATCH",
+  path: string,
+  options: { body?: unknown; signal?: AbortSignal; parse?: (text: string) => unknown } = {},
+): Promise<T> {
   const response = await fetch(`${BASE_URL}${path}`, {
     method,
     headers: { "x-api-key": key, ...(options.body === undefined ? {} : { "content-type": "application/json" }) },
@@ -42,5 +47,5 @@ export async function rest<T>(key: string, method: "GET" | "POST" | "PATCH", pat
     }
     throw new ApiError(response.status, code, `${method} ${path} answered ${response.status}: ${text}`);
   }
-  return JSON.parse(text) as T;
+  return (options.parse ?? JSON.parse)(text) as T;
 }

@@ -95,6 +95,7 @@ export async function buildApp({ config, logger, embeddedDir, embeddedSnapshot, 
       webhooksPerIp: config.rateLimitPerMinute * 5,
     },
     redis,
+    { fallbacks: metrics.rateLimiterFallbacks, logger },
   );
   const streams = new OpenStreams({ perIp: config.websocket.connectionsPerIp, perClient: config.websocket.connectionsPerClient });
   const graphiql = config.env !== "production";

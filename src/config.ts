@@ -52,6 +52,12 @@ const EnvSchema = z.object({
    * the lease has run out. Long enough to cover claiming and recording on a loaded database.
    */
   WEBHOOK_LEASE_MARGIN_MS: z.coerce.number().int().min(500).max(600_000).default(50_000),
+  /** Sends one instance's delivery worker keeps going at once. */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
+  /** Sends in flight for one client, across every instance. */
+  WEBHOOK_CONCURRENCY_PER_CLIENT: z.coerce.number().int().min(1).max(1000).default(32),
+  /** Sends in flight to one endpoint, across every instance: what a receiver gets at once. */
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().min(1).max(1000).default(16),
   /** Retention (src/retention/job.ts): ages after which rows are deleted. */
   RETENTION: booleanFlag.default(true),
   RETENTION_EVENTS_DAYS: z.coerce.number().int().min(1).default(30),
@@ -153,6 +159,8 @@ export type Config = {
   webhookRetryScheduleMs: number[];
   webhookTimeoutMs: number;
   webhookLeaseMarginMs: number;
+  /** Sends in flight at once: per instance (its worker's pool), per client and per endpoint (across every instance). */
+  webhookConcurrency: { perInstance: number; perClient: number; perEndpoint: number };
   /** A PENDING card authorization expires (its hold released) this long after it was made. */
   cardAuthorizationTtlMs: number;
   /** Whether this instance runs the expiry of card authorizations. */
@@ -260,6 +268,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (webConcurrency > 1 && !e.DATABASE_URL) {
     throw new ConfigError(`Invalid configuration:\n  WEB_CONCURRENCY: ${webConcurrency} workers need PostgreSQL (DATABASE_URL); the embedded database is held by one process`);
   }
+  if (e.WEBHOOK_CONCURRENCY_PER_ENDPOINT > e.WEBHOOK_CONCURRENCY_PER_CLIENT) {
+    throw new ConfigError(
+      `Invalid configuration:\n  WEBHOOK_CONCURRENCY_PER_ENDPOINT: ${e.WEBHOOK_CONCURRENCY_PER_ENDPOINT} is more than WEBHOOK_CONCURRENCY_PER_CLIENT (${e.WEBHOOK_CONCURRENCY_PER_CLIENT}); an endpoint's sends are its client's`,
+    );
+  }
   const generated = (name: string, bytes: number) =>
     persistedSecret(dataDir, name, () => randomBytes(bytes).toString("hex"));
   return {
@@ -296,6 +309,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookLeaseMarginMs: e.WEBHOOK_LEASE_MARGIN_MS,
+    webhookConcurrency: { perInstance: e.WEBHOOK_CONCURRENCY, perClient: e.WEBHOOK_CONCURRENCY_PER_CLIENT, perEndpoint: e.WEBHOOK_CONCURRENCY_PER_ENDPOINT },
     cardAuthorizationTtlMs: e.CARD_AUTHORIZATION_TTL,
     cardAuthorizationExpiry: e.CARD_AUTHORIZATION_EXPIRY,
     retention: {

@@ -13,8 +13,9 @@ export function pickKeys<K extends string>(record: Record<string, unknown>, keys
 
 /**
  * A decimal written as a JSON number with every digit: REST's serializer (src/http/json.ts, lossless-json)
- * writes its text as it is, so `163.808222690160182292` stays exact in the JSON text even where a
- * client's double does not. Plain `JSON.stringify` (the event log) writes the nearest double, as before.
+ * and every other writer of money (src/exact-json.ts: the event log, webhook bodies, SSE frames, GraphQL
+ * answers carrying events) write its text as it is, so `163.808222690160182292` stays exact in the JSON
+ * text even where a client's double does not. Plain `JSON.stringify` would write the nearest double.
  */
 export class ExactNumber extends LosslessNumber {
   /** `decimal`: decimal text; written in plain notation without trailing zeros (`50000.00` as `50000`). */

@@ -87,6 +87,10 @@ describe("loadConfig", () => {
     ["CARD_AUTHORIZATION_TTL", "1w"],
     ["CARD_AUTHORIZATION_TTL", "400d"],
     ["CARD_AUTHORIZATION_TTL", "5m,1h"],
+    ["WEBHOOK_CONCURRENCY", "0"],
+    ["WEBHOOK_CONCURRENCY_PER_CLIENT", "many"],
+    ["WEBHOOK_CONCURRENCY_PER_ENDPOINT", "1.5"],
+    ["WEBHOOK_CONCURRENCY_PER_ENDPOINT", "33"],
   ])("refuses %s=%s with a ConfigError naming the variable", (name, value) => {
     expect(configErrorOf({ [name]: value }).message).toContain(name);
   });

@@ -22,7 +22,9 @@ builder.subscriptionField("depositUpdated", (t) =>
     args: { userId: t.arg.id(), after: t.arg.id() },
     subscribe: async (_root, args, ctx) => {
       const caller = await ctx.client();
-      const userId = args.userId == null ? undefined : (await ctx.services.users.get(caller.clientId, args.userId)).id;
+      // deposits:read suffices, as for `user(id) { deposits }` and GET /v1/transactions/deposits/{userId}: the user is
+      // named only to reach its deposits, and nothing of it is read but that it is one of the caller's (else NOT_FOUND).
+      const userId = args.userId == null ? undefined : (await ctx.services.users.get(caller.clientId, args.userId, { select: { id: true } })).id;
       return withSseCursor(ctx, ctx.services.clientEvents.tail(caller, { userId, types: DEPOSIT_EVENT_TYPES }, args.after ?? lastEventIdOf(ctx)));
     },
     // The deposit as committed, with the selection's relations, in the state this event reports.

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac } from "node:crypto";
+import { exactParse } from "../exact-json.js";
 import { idOf, positionOf, type EventRow, type Position } from "./log.js";
 import type { ClientEvent } from "./types.js";
 
@@ -55,9 +56,9 @@ export class EventIds {
     return position && idOf(position);
   }
 
-  /** An event as the client sees it. */
+  /** An event as the client sees it; its numbers are ExactNumbers, written back with every digit the log holds. */
   clientEvent(clientId: string, row: EventRow): ClientEvent {
-    const data = row.data as ClientEvent["data"];
+    const data = exactParse(row.data) as ClientEvent["data"];
     return { id: this.visible(clientId, row.id), type: row.type, createdAt: row.createdAt.toISOString(), livemode: data.object.livemode === true, data };
   }
 

@@ -1,5 +1,6 @@
 import { modeOf } from "../clients/modes.js";
 import type { Sql } from "../db/sql.js";
+import { exactStringify } from "../exact-json.js";
 import type { EventType } from "./types.js";
 
 export type NewEvent = { clientId: string; userId?: string | null; type: EventType; object: Record<string, unknown> };
@@ -9,7 +10,7 @@ const RECORD_EVENT = `
     SELECT pg_current_xact_id()::text::bigint AS xid, nextval(pg_get_serial_sequence('events', 'seq')) AS seq
   ), event AS (
     INSERT INTO "events" ("id", "xid", "seq", "clientId", "userId", "type", "data")
-    SELECT 'evt_' || lpad(to_hex(xid), 16, '0') || lpad(to_hex(seq), 16, '0'), xid, seq, $1::uuid, $2::uuid, $3::text, $4::jsonb
+    SELECT 'evt_' || lpad(to_hex(xid), 16, '0') || lpad(to_hex(seq), 16, '0'), xid, seq, $1::uuid, $2::uuid, $3::text, $4::json
     FROM position
     RETURNING "id"
   )
@@ -32,7 +33,8 @@ const RECORD_EVENT = `
 export async function recordEvent(tx: Sql, event: NewEvent): Promise<void> {
   // The object says its mode like every resource (SPEC §15); the event's own `livemode` is read from it.
   const livemode = (await modeOf(tx, event.clientId)) === "live";
-  await tx.query("event_record", RECORD_EVENT, [event.clientId, event.userId ?? null, event.type, JSON.stringify({ object: { ...event.object, livemode } })]);
+  // Written exactly: jsonb keeps a number's every digit (it stores numeric), so an 18-decimal amount reads back as REST shows it.
+  await tx.query("event_record", RECORD_EVENT, [event.clientId, event.userId ?? null, event.type, exactStringify({ object: { ...event.object, livemode } })]);
 }
 
 /** Both parts are PostgreSQL bigints, so each starts with a hex digit below 8. */
@@ -62,8 +64,11 @@ export function idOf(position: Position): string | undefined {
 /** Negative, zero or positive as `a` comes before, at or after `b`. */
 export const comparePositions = (a: Position, b: Position) => (a.xid === b.xid ? Number(a.seq - b.seq) : a.xid < b.xid ? -1 : 1);
 
-/** An event as the log holds it. `data` is the jsonb the writer stored: always {object}. */
-export type EventRow = { id: string; type: string; data: unknown; createdAt: Date };
+/**
+ * An event as the log holds it. `data` is the text of the jsonb the writer stored (always {object}),
+ * read as text so that no number passes through a double (EventIds.clientEvent parses it exactly).
+ */
+export type EventRow = { id: string; type: string; data: string; createdAt: Date };
 
 export type LogQuery = {
   clientId: string;
@@ -76,7 +81,7 @@ export type LogQuery = {
 };
 
 const READ_LOG = `
-  SELECT "id", "type", "data", "createdAt" FROM "events"
+  SELECT "id", "type", "data"::text AS "data", "createdAt" FROM "events"
   WHERE "clientId" = $1::uuid
     AND ("xid", "seq") > ($2::bigint, $3::bigint)
     AND ("xid", "seq") <= ($7::bigint, $8::bigint)
@@ -102,6 +107,14 @@ export async function readLog(sql: Sql, query: LogQuery): Promise<{ rows: EventR
   return { rows: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
 }
 
+const READ_EVENT = `SELECT "id", "type", "data"::text AS "data", "createdAt" FROM "events" WHERE "id" = $1 AND "clientId" = $2::uuid`;
+
+/** One of a client's events by its log id; undefined when it has none of that id. */
+export async function readEvent(sql: Sql, clientId: string, id: string): Promise<EventRow | undefined> {
+  const [row] = await sql.query<EventRow>("event_read", READ_EVENT, [id, clientId]);
+  return row;
+}
+
 const NEWEST_EVENT = `SELECT "id" FROM "events"
   WHERE "clientId" = $1::uuid AND "xid" < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
   ORDER BY "xid" DESC, "seq" DESC LIMIT 1`;
@@ -116,7 +129,7 @@ export async function newestEventId(sql: Sql, clientId: string): Promise<string 
 export type TailRow = EventRow & { xid: string; seq: string; clientId: string; userId: string | null };
 
 const READ_TAIL = `
-  SELECT "id", "xid"::text, "seq"::text, "clientId"::text, "userId"::text, "type", "data", "createdAt" FROM "events"
+  SELECT "id", "xid"::text, "seq"::text, "clientId"::text, "userId"::text, "type", "data"::text AS "data", "createdAt" FROM "events"
   WHERE ("xid", "seq") > ($1::bigint, $2::bigint)
     AND "xid" < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
   ORDER BY "xid", "seq"

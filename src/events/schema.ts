@@ -1,5 +1,6 @@
 import { builder } from "../graphql/builder.js";
 import { clientIdOf } from "../graphql/context.js";
+import { carriesExactNumbers } from "../graphql/exact-numbers.js";
 import { parseEventTypes } from "./service.js";
 import { lastEventIdOf, withSseCursor } from "./sse.js";
 import type { ClientEvent } from "./types.js";
@@ -12,7 +13,14 @@ export const EventRef = builder.objectRef<ClientEvent>("Event").implement({
     type: t.exposeString("type"),
     createdAt: t.field({ type: "DateTime", resolve: (event) => event.createdAt }),
     livemode: t.exposeBoolean("livemode", { description: "Whether it happened in live mode (SPEC §15); its object carries the same" }),
-    data: t.field({ type: "JSON", description: "{object}: the resource as REST shows it (money as JSON numbers)", resolve: (event) => event.data }),
+    data: t.field({
+      type: "JSON",
+      description: "{object}: the resource as REST shows it (money as JSON numbers, written with every digit as REST writes them)",
+      resolve: (event, _args, ctx) => {
+        carriesExactNumbers(ctx);
+        return event.data;
+      },
+    }),
   }),
 });
 

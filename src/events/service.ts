@@ -1,11 +1,10 @@
 import type { Sql } from "../db/sql.js";
-import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../logger.js";
 import type { Events } from "../pubsub/events.js";
 import { AppError, badInput, notFound } from "../errors.js";
 import type { Permissions } from "../auth/permissions.js";
 import type { EventIds } from "./ids.js";
-import { newestEventId, readLog, type Position } from "./log.js";
+import { newestEventId, readEvent, readLog, type Position } from "./log.js";
 import { EventTail } from "./tail.js";
 import { assertReadable, EVENT_TYPES, readableEventTypes, type ClientEvent, type EventType } from "./types.js";
 
@@ -25,14 +24,12 @@ export type EventReader = { clientId: string; permissions: Permissions | null };
 
 /** The events feed: a client's own events, oldest first after a cursor, of the types the caller may read. */
 export class EventService {
-  private readonly prisma: PrismaClient;
   private readonly sql: Sql;
   private readonly ids: EventIds;
   /** One per instance: every live subscription is served by it. */
   private readonly liveTail: EventTail;
 
-  constructor(deps: { prisma: PrismaClient; sql: Sql; bus: Events; ids: EventIds; logger: Logger }) {
-    this.prisma = deps.prisma;
+  constructor(deps: { sql: Sql; bus: Events; ids: EventIds; logger: Logger }) {
     this.sql = deps.sql;
     this.ids = deps.ids;
     this.liveTail = new EventTail({ sql: deps.sql, bus: deps.bus, ids: deps.ids, logger: deps.logger });
@@ -69,7 +66,7 @@ export class EventService {
   async get(reader: EventReader, id: string): Promise<ClientEvent> {
     const { clientId } = reader;
     const logId = this.ids.logId(clientId, id);
-    const row = logId ? await this.prisma.event.findFirst({ where: { id: logId, clientId } }) : null;
+    const row = logId ? await readEvent(this.sql, clientId, logId) : undefined;
     if (!row) throw notFound("Event");
     assertReadable(reader.permissions, [row.type as EventType]);
     return this.ids.clientEvent(clientId, row);

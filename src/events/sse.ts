@@ -1,4 +1,5 @@
 import { isAsyncIterable, map, pipe, type Plugin } from "graphql-yoga";
+import { exactStringify } from "../exact-json.js";
 import type { ClientEvent } from "./types.js";
 
 const PING_MS = 12_000;
@@ -58,7 +59,7 @@ export function sseEventIds(): Plugin {
               return;
             }
             const id = cursor.id ? `id: ${cursor.id}\n` : "";
-            controller.enqueue(encoder.encode(`${id}event: next\ndata: ${JSON.stringify(next.value)}\n\n`));
+            controller.enqueue(encoder.encode(`${id}event: next\ndata: ${exactStringify(next.value)}\n\n`));
           },
           async cancel() {
             clearInterval(ping);

@@ -11,6 +11,7 @@ import { authenticateWithinBudget } from "../pipeline/auth-failures.js";
 import type { OpenStreams } from "../pipeline/open-streams.js";
 import type { RateLimits } from "../pipeline/rate-limits.js";
 import { websocketRequestInfo } from "../pipeline/request-info.js";
+import { exactNumberReplacer, withExactNumbers } from "./exact-numbers.js";
 import type { Logger } from "../logger.js";
 import type { Services } from "../services.js";
 import type { Yoga } from "./yoga.js";
@@ -21,6 +22,15 @@ export const MAX_FRAME_BYTES = 100 * 1024;
 export const CREDENTIAL_ENDED = CloseCode.Unauthorized;
 /** Close code for a connection over its caller's connection cap, or a connection_init over its address's rate limit. */
 export const TOO_MANY_CONNECTIONS = 4429;
+/**
+ * Close code for a `connection_init` that failed for a reason of the server's (the database down,
+ * say), not the caller's: 1013 "Try Again Later" (RFC 6455's registry). graphql-ws's own client
+ * reconnects on it, whereas it gives up on 4500 and on 1011 (its client.js treats both as fatal);
+ * 4403 stays for real refusals of the credential, which retrying does not change.
+ */
+export const TRY_AGAIN_LATER = 1013;
+/** Refusals of the caller's credential: closed 4403 (UNAUTHENTICATED, FORBIDDEN) or 4429 (RATE_LIMITED). */
+const REFUSED_CREDENTIAL = new Set(["UNAUTHENTICATED", "FORBIDDEN", "RATE_LIMITED"]);
 
 export type WebSocketLimits = { subscriptionsPerConnection: number };
 
@@ -42,7 +52,8 @@ type ConnectionExtra = {
  * graphql-ws (protocol graphql-transport-ws) on the HTTP server's /graphql path. Every operation goes
  * through yoga's envelop, so it gets the same admission (credential, rate limits), text rule, cost
  * limit, idempotency and error masking as HTTP. Credentials go in the `connection_init` payload; a
- * connection without valid ones is closed (4403), and one whose credential ends is closed (4401).
+ * connection without valid ones is closed (4403), and one whose credential ends is closed (4401); a
+ * `connection_init` the server could not check (the database down) is closed 1013, to be retried.
  * Each `connection_init` draws on its address's rate limit before its credential is looked up, as
  * every HTTP request does: an address over it is closed (4429) without a lookup. A failed credential
  * draws on the address's failed-authentication budget, shared with HTTP; an address past it is closed
@@ -73,10 +84,14 @@ export function attachWebSocketServer(
   wsServer.on("connection", (socket, request) => {
     const ip = deps.clientIp(request);
     socket.once("close", deps.streams.openForIp(ip));
+    // Every message graphql-ws sends passes here: an event's money goes out with every digit (exactNumberReplacer).
+    const send = socket.send.bind(socket);
+    socket.send = ((data: unknown, ...rest: unknown[]) => (send as (...args: unknown[]) => void)(typeof data === "string" ? withExactNumbers(data) : data, ...rest)) as typeof socket.send;
   });
 
   const disposable = useServer<Record<string, unknown> | undefined, ConnectionExtra>(
     {
+      jsonMessageReplacer: exactNumberReplacer,
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args) as never,
       subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args) as never,
       onConnect: async (ctx) => {
@@ -94,8 +109,12 @@ export function attachWebSocketServer(
         try {
           credential = await authenticateWithinBudget(deps.rateLimits, ip, () => deps.services.auth.authenticate(credentialsFromConnectionParams(ctx.connectionParams), ip));
         } catch (error) {
+          if (!(error instanceof AppError && REFUSED_CREDENTIAL.has(error.code))) {
+            deps.logger.error({ err: error }, "websocket connection_init failed; closed 1013 (try again later)");
+            extra.socket.close(TRY_AGAIN_LATER, "The server could not check the credential; try again later");
+            return false;
+          }
           // Refused: over the failed-authentication budget (4429), or the credential's own refusal (4403: missing, unknown, revoked, expired, another address).
-          if (!(error instanceof AppError)) return false;
           extra.socket.close(error.code === "RATE_LIMITED" ? TOO_MANY_CONNECTIONS : CloseCode.Forbidden, closeReason(error.message));
           return false;
         }

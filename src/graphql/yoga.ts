@@ -20,6 +20,7 @@ import type { Services } from "../services.js";
 import { createContext, type Context } from "./context.js";
 import { maskError, shapedResult } from "./errors.js";
 import { sseEventIds } from "../events/sse.js";
+import { useExactNumbers } from "./exact-numbers.js";
 import { schema } from "./schema.js";
 
 export type Yoga = YogaServerInstance<TransportContext, Context>;
@@ -74,6 +75,7 @@ export function createGraphQLServer(options: {
       useStreamLifetime({ watch: services.credentialWatch, services }),
       graphqlMetrics(options.metrics.registry),
       sseEventIds(),
+      useExactNumbers(),
     ],
   });
 }

@@ -24,6 +24,8 @@ export type Metrics = BusinessMetrics & {
   httpRequests: Counter<"method" | "route" | "status">;
   httpDuration: Histogram<"method" | "route" | "status">;
   websocketConnections: Gauge;
+  /** Rate-limit calls the shared store (the supervisor, Redis) did not answer, counted in the process's own memory instead. */
+  rateLimiterFallbacks: Counter<"budget">;
 };
 
 export function createMetrics(): Metrics {
@@ -46,6 +48,12 @@ export function createMetrics(): Metrics {
       registers,
     }),
     websocketConnections: new Gauge({ name: "websocket_connections", help: "Open websocket connections (graphql-ws)", registers }),
+    rateLimiterFallbacks: new Counter({
+      name: "rate_limiter_fallbacks_total",
+      help: "Rate-limit calls the shared store (the supervisor of the workers, Redis) did not answer, counted in this process's memory instead, by budget",
+      labelNames: ["budget"],
+      registers,
+    }),
     deposits: new Counter({ name: "fintech_deposits_total", help: "Deposit status changes, by new status", labelNames: ["status"], registers }),
     withdrawals: new Counter({
       name: "fintech_withdrawals_total",

@@ -1,7 +1,10 @@
 import cluster from "node:cluster";
 import type { Redis } from "ioredis";
-import { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import type { Counter } from "prom-client";
+import { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { AppError } from "../errors.js";
+import type { Logger } from "../logger.js";
+import { FallbackLimiter } from "./limiter-fallback.js";
 
 export type RateLimitSettings = {
   /** Operations per minute per client (all of its credentials together). */
@@ -16,26 +19,43 @@ export type RateLimitSettings = {
   webhooksPerIp: number;
 };
 
+/** What a budget is asked: RateLimiterMemory's calls (a rejection with a RateLimiterRes is an exhausted budget). */
+type Budget = { points: number; consume(key: string): Promise<unknown>; get(key: string): Promise<RateLimiterRes | null> };
+
+/** Where the calls a shared store did not answer are reported: a counter per budget, and a log line at most once a minute. */
+export type LimiterOutageReport = { fallbacks: Counter<"budget">; logger: Logger };
+
+const OUTAGE_LOG_EVERY_MS = 60_000;
+
 /**
  * The budgets every transport draws on: in memory per instance (the supervisor keeps them for all
  * its workers under WEB_CONCURRENCY, src/workers.ts), or shared by all instances through Redis when
  * REDIS_URL is set. An exhausted budget is RATE_LIMITED with the seconds until it refills.
  * While Redis cannot be reached, each instance counts in its own memory (the same budgets, per
  * instance) until Redis answers again: limits degrade, requests are neither refused nor held.
+ * A limiter that cannot answer never fails a request: when the supervisor does not answer in time
+ * (a loaded machine, a restart), or neither Redis nor the supervisor does, the worker counts in its
+ * own memory (FallbackLimiter), counts it in `rate_limiter_fallbacks_total{budget}` and says so in
+ * the log at most once a minute.
  */
 export class RateLimits {
-  private readonly perClient: RateLimiterAbstract;
-  private readonly perIp: RateLimiterAbstract;
-  private readonly signInPerIp: RateLimiterAbstract;
-  private readonly webhooksPerIp: RateLimiterAbstract;
-  private readonly authFailuresPerIp: RateLimiterAbstract;
+  private readonly perClient: Budget;
+  private readonly perIp: Budget;
+  private readonly signInPerIp: Budget;
+  private readonly webhooksPerIp: Budget;
+  private readonly authFailuresPerIp: Budget;
+  private outageLoggedAt = -Infinity;
+  private fallbacksSinceLog = 0;
 
-  constructor(settings: RateLimitSettings, redis?: Redis) {
-    const make = (points: number, keyPrefix: string): RateLimiterAbstract => {
+  constructor(settings: RateLimitSettings, redis?: Redis, outage?: LimiterOutageReport) {
+    const make = (points: number, keyPrefix: string): Budget => {
       // This instance's own count: kept by the supervisor for all its workers (WEB_CONCURRENCY).
       const local = () =>
         cluster.isWorker ? new RateLimiterCluster({ points, duration: 60, keyPrefix, timeoutMs: 2000 }) : new RateLimiterMemory({ points, duration: 60, keyPrefix });
-      return redis ? new RateLimiterRedis({ storeClient: redis, points, duration: 60, keyPrefix, insuranceLimiter: local() }) : local();
+      if (!redis && !cluster.isWorker) return local();
+      const shared = redis ? new RateLimiterRedis({ storeClient: redis, points, duration: 60, keyPrefix, insuranceLimiter: local() }) : local();
+      const budget = keyPrefix.replace(/^rl:/, "");
+      return new FallbackLimiter(shared, (err) => this.fellBack(budget, err, outage));
     };
     this.perClient = make(settings.perClient, "rl:client");
     this.perIp = make(settings.perIp, "rl:ip");
@@ -70,9 +90,22 @@ export class RateLimits {
   authenticationFailed(ip: string) {
     return consume(this.authFailuresPerIp, ip);
   }
+
+  private fellBack(budget: string, err: unknown, outage: LimiterOutageReport | undefined) {
+    outage?.fallbacks.inc({ budget });
+    this.fallbacksSinceLog++;
+    const now = Date.now();
+    if (!outage || now - this.outageLoggedAt < OUTAGE_LOG_EVERY_MS) return;
+    outage.logger.warn(
+      { err, budget, fallbacks: this.fallbacksSinceLog },
+      "the shared rate limiter did not answer: counting in this process's memory (logged at most once a minute)",
+    );
+    this.outageLoggedAt = now;
+    this.fallbacksSinceLog = 0;
+  }
 }
 
-async function consume(limiter: RateLimiterAbstract, key: string): Promise<void> {
+async function consume(limiter: Budget, key: string): Promise<void> {
   try {
     await limiter.consume(key);
   } catch (rejection) {

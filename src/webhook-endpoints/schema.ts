@@ -105,16 +105,17 @@ builder.mutationFields((t) => ({
   deleteWebhookEndpoint: t.field({
     permission: "events:write",
     type: DeletedEndpoint,
-    description: "Removes the endpoint and its queued deliveries.",
+    description: "Removes the endpoint and its queued deliveries. A restricted key needs what creating it needs: the read permission of every type it receives.",
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, args, ctx) => ctx.services.webhookEndpoints.delete(await clientIdOf(ctx), args.id),
+    resolve: async (_root, args, ctx) => ctx.services.webhookEndpoints.delete(await ctx.client(), args.id),
   }),
   rotateWebhookEndpointSecret: t.field({
     permission: "events:write",
     type: Endpoint,
-    description: "A new secret, shown once; the previous one keeps signing alongside for 24 hours.",
+    description:
+      "A new secret, shown once; the previous one keeps signing alongside for 24 hours. A restricted key needs what creating the endpoint needs: the read permission of every type it receives.",
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, args, ctx) => ctx.services.webhookEndpoints.rotateSecret(await clientIdOf(ctx), args.id),
+    resolve: async (_root, args, ctx) => ctx.services.webhookEndpoints.rotateSecret(await ctx.client(), args.id),
   }),
   resendEvent: t.field({
     permission: "events:write",

@@ -60,7 +60,7 @@ export class WebhookEndpointService {
     const { clientId } = creator;
     const { url, events, description, metadata } = parseInput(EndpointInput, input);
     const eventTypes = parseEventTypes(events, "events");
-    assertReadable(creator.permissions, eventTypes.length ? eventTypes : EVENT_TYPES);
+    assertReadable(creator.permissions, endpointTypes(eventTypes));
     const target = await admitEndpointUrl(url, this.deps.strictUrls, this.deps.resolveHost);
     const secret = newSecret();
     // Registrations of one client queue on its lock: wait like money paths do rather than fail (a 500) under load.
@@ -93,15 +93,16 @@ export class WebhookEndpointService {
   }
 
   /** Removes the endpoint with its queued deliveries and their attempts. */
-  async delete(clientId: string, id: unknown): Promise<{ id: string; deleted: true }> {
-    const endpoint = await this.own(clientId, id);
+  async delete(manager: EventReader, id: unknown): Promise<{ id: string; deleted: true }> {
+    const { clientId } = manager;
+    const endpoint = await this.managed(manager, id);
     await this.deps.prisma.webhookEndpoint.deleteMany({ where: { id: endpoint.id, clientId } });
     return { id: endpoint.id, deleted: true };
   }
 
   /** A new secret, shown once; the current one keeps signing alongside for 24 hours. */
-  async rotateSecret(clientId: string, id: unknown): Promise<EndpointView & { secret: string }> {
-    const endpoint = await this.own(clientId, id);
+  async rotateSecret(manager: EventReader, id: unknown): Promise<EndpointView & { secret: string }> {
+    const endpoint = await this.managed(manager, id);
     const secret = newSecret();
     const rotated = await this.deps.prisma.webhookEndpoint.update({
       where: { id: endpoint.id },
@@ -159,12 +160,27 @@ export class WebhookEndpointService {
     return deliveries;
   }
 
+  /**
+   * An endpoint the caller may change (delete, rotate the secret of, or any later change): it needs
+   * what registering that endpoint needs, the read permission of every type it receives (every type
+   * for an endpoint without a list). Otherwise a key with only `events:write` could take over an
+   * endpoint receiving events it may not read, and its new secret. A 403 names the missing permission.
+   */
+  private async managed(manager: EventReader, id: unknown): Promise<WebhookEndpoint> {
+    const endpoint = await this.own(manager.clientId, id);
+    assertReadable(manager.permissions, endpointTypes(endpoint.eventTypes));
+    return endpoint;
+  }
+
   private async own(clientId: string, id: unknown): Promise<WebhookEndpoint> {
     const endpoint = await this.deps.prisma.webhookEndpoint.findFirst({ where: { id: requireUuid(id, "id"), clientId } });
     if (!endpoint) throw notFound("Webhook endpoint");
     return endpoint;
   }
 }
+
+/** The types an endpoint receives: its list, or every type when it has none. */
+const endpointTypes = (eventTypes: readonly string[]): readonly EventType[] => (eventTypes.length ? (eventTypes as EventType[]) : EVENT_TYPES);
 
 /** Serialises a client's endpoint registrations and resends, so the caps above are checked and applied atomically. */
 async function lockClientEndpoints(tx: Prisma.TransactionClient, clientId: string) {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Sql } from "../db/sql.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { EventIds } from "../events/ids.js";
+import { readEvent } from "../events/log.js";
 import type { Logger } from "../logger.js";
 import type { ClientEvent } from "../events/types.js";
 import { webhookMessage } from "./message.js";
@@ -203,9 +204,10 @@ export class DeliveryWorker {
   private async deliver(delivery: Claimed) {
     const { prisma } = this.options;
     const [event, endpoint] = await Promise.all([
-      prisma.event.findUniqueOrThrow({ where: { id: delivery.eventId } }),
+      readEvent(this.options.sql, delivery.clientId, delivery.eventId),
       prisma.webhookEndpoint.findUnique({ where: { id: delivery.endpointId } }),
     ]);
+    if (!event) throw new Error(`event ${delivery.eventId} of delivery ${delivery.id} not found`);
     if (!endpoint) return; // deleted meanwhile: its deliveries went with it
     const secrets = [endpoint.secretEnc];
     if (endpoint.previousSecretEnc && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > new Date()) {

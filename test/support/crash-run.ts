@@ -49,6 +49,8 @@ export type CrashReport = {
   undelivered: number;
   /** Deliveries recorded FAILED without ever being sent (attempt 0). */
   failedUnsent: number;
+  /** Answers with a 5xx status, first answers and retries (each is also a problem). */
+  serverErrorAnswers: number;
   /** From an event's creation to the arrival of the send the receiver answered, over every delivered pair. */
   deliveryDelayMs: { p50: number; p99: number; max: number };
   problems: string[];
@@ -92,6 +94,8 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
 
   let server: ScratchServer | undefined;
   const serverErrors: string[] = [];
+  /** Every 5xx the server answered (a kill loses answers, it never makes one): each is a problem. */
+  const serverErrorAnswers: string[] = [];
   const startServer = () => startScratchServer(env, serverErrors);
   try {
     log(`database ${database.url}`);
@@ -143,6 +147,7 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
           const operation = nextOperation();
           operations.push(operation);
           const answer = await call(url, "POST", operation.path, { ...headers, "idempotency-key": operation.key }, operation.body).catch(() => undefined);
+          if (answer && answer.status >= 500) serverErrorAnswers.push(`${operation.path} ${answer.status} ${JSON.stringify(answer.body)}`);
           if (answer) firstAnswers.set(operation.key, answer);
           if (answer) answered();
         }
@@ -170,6 +175,7 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
       const retry = await call(server!.url, "POST", operation.path, keyed, operation.body);
       const again = await call(server!.url, "POST", operation.path, keyed, operation.body);
       retries.set(operation.key, retry);
+      for (const answer of [retry, again]) if (answer.status >= 500) serverErrorAnswers.push(`retry of ${operation.path} ${answer.status} ${JSON.stringify(answer.body)}`);
       const first = firstAnswers.get(operation.key);
       if (retry.status === 409) problems.push(`key ${operation.key} is stuck: 409 ${JSON.stringify(retry.body)}`);
       if (retry.body?.code === "INTERNAL" || retry.body?.code === "SERVICE_UNAVAILABLE") problems.push(`key ${operation.key}: the retry failed ${JSON.stringify(retry.body)}`);
@@ -198,6 +204,7 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
         problems.push(...onChain.problems);
         if (onChain.figures.failed === 0) problems.push("chain: no withdrawal failed while the token was paused");
       }
+      problems.push(...serverErrorAnswers.map((answer) => `answered a 5xx: ${answer}`));
       const delivered = await waitForDeliveries(db, receiver, 60_000);
       log(`${delivered.pairs - delivered.undelivered} of ${delivered.pairs} (event, endpoint) pairs delivered; ${delivered.failedUnsent} failed unsent`);
       problems.push(...delivered.problems);
@@ -213,6 +220,7 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
         deliveryPairs: delivered.pairs,
         undelivered: delivered.undelivered,
         failedUnsent: delivered.failedUnsent,
+        serverErrorAnswers: serverErrorAnswers.length,
         deliveryDelayMs: delivered.delayMs,
         problems,
         serverErrors: serverErrors.splice(0),
