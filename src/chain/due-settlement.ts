@@ -14,7 +14,7 @@ const LEFT_THE_CHAIN = "The transfer's block left the canonical chain (reorg) an
 const TOO_LARGE = "The amount is more than the ledger can hold: not credited (the tokens stay at the deposit address for the operator to settle by hand)";
 
 type Deps = {
-  network: NetworkSettings;
+  network: Pick<NetworkSettings, "name" | "confirmations">;
   sql: SqlDatabase;
   deposits: Pick<DepositService, "complete" | "fail" | "announce">;
   metrics: ChainMetrics;
