@@ -25,7 +25,7 @@ describe("chain gauges under a cluster (WEB_CONCURRENCY=2)", needs(REQUIREMENTS.
       WEB_CONCURRENCY: "2",
       CUSTODIAN_MASTER_KEY: testCustody(31).masterKey,
     });
-  }, 90_000);
+  }, 200_000);
   afterAll(async () => {
     await server?.stop();
     await anvil?.stop();

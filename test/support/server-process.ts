@@ -47,7 +47,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   const output: string[] = [];
   child.stderr!.on("data", (chunk) => output.push(String(chunk)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output.join("")}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output.join("")}`)), 170_000);
     child.once("exit", (code) => reject(new Error(`server exited (${code}):\n${output.join("")}`)));
     createInterface({ input: child.stdout! }).on("line", (line) => {
       output.push(line);
