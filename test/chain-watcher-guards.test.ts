@@ -21,7 +21,7 @@ const newChainId = () => 2_000_000_000 + Math.floor(Math.random() * 100_000_000)
 beforeAll(async () => {
   server = await startServer();
   tenant = await newTenant(server);
-}, 60_000);
+}, 120_000);
 afterAll(() => server?.stop());
 
 describe("the watcher cursor's compare-and-set", needs(REQUIREMENTS.postgres), () => {
