@@ -27,6 +27,14 @@ const REDACTED_PATHS = [
 ];
 
 /**
+ * Under `token`, a chain line names an ERC-20 (its symbol or its contract address): shown, as no
+ * credential looks like one (a session token is a JWT, keys and secrets carry lowercase prefixes).
+ * Anything else under a redacted path is hidden.
+ */
+const CHAIN_TOKEN = /^(?:[A-Z][A-Z0-9]{1,10}|0x[0-9a-fA-F]{40})$/;
+const censor = (value: unknown, path: string[]) => (path.at(-1) === "token" && typeof value === "string" && CHAIN_TOKEN.test(value) ? value : "[redacted]");
+
+/**
  * Standard output's batches: written once they hold 2 kB of lines, or every 250 ms, and never more
  * than 4 kB (PIPE_BUF) in one write. A write of at most PIPE_BUF bytes to a pipe is atomic, and the
  * writer cuts batches between lines, so the workers of a cluster, which share one standard output,
@@ -42,7 +50,7 @@ const STDOUT_BATCHES = { minLength: 2048, maxWrite: 4096, periodicFlush: 250 };
  */
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return pino(
-    { level, redact: { paths: REDACTED_PATHS, censor: "[redacted]" }, base: undefined },
+    { level, redact: { paths: REDACTED_PATHS, censor }, base: undefined },
     destination ?? pino.destination({ dest: 1, sync: false, ...STDOUT_BATCHES }),
   );
 }

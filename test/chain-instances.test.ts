@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -28,6 +28,7 @@ describe("the chain watcher across processes", needs(REQUIREMENTS.postgres), () 
   const running: Instance[] = [];
   let addresses: Address[] = [];
 
+  let dataDir: string | undefined;
   beforeAll(async () => {
     database = await createScratchDatabase(testDatabaseUrl!, "chain");
     db = new pg.Client({ connectionString: database.url });
@@ -36,9 +37,10 @@ describe("the chain watcher across processes", needs(REQUIREMENTS.postgres), () 
     anvil = await startAnvil();
     token = await deployToken(anvil);
     await token.mint(anvil.accounts[1], 10n ** 15n);
-    const dataDir = mkdtempSync(join(tmpdir(), "fintech-chain-"));
+    const instancesDir = mkdtempSync(join(tmpdir(), "fintech-chain-"));
+    dataDir = instancesDir;
     env = (overrides = {}) =>
-      scratchServerEnv(database.url, dataDir, { ...liveBaseEnv(anvil, token, { CHAIN_CONFIRMATIONS_BASE: String(CONFIRMATIONS) }), ...overrides });
+      scratchServerEnv(database.url, instancesDir, { ...liveBaseEnv(anvil, token, { CHAIN_CONFIRMATIONS_BASE: String(CONFIRMATIONS) }), ...overrides });
     // The custodial addresses, made through one instance.
     const instance = await startInstance(env());
     running.push(instance);
@@ -56,6 +58,8 @@ describe("the chain watcher across processes", needs(REQUIREMENTS.postgres), () 
     await db?.end();
     await anvil?.stop();
     await database?.drop();
+    // The instances' data directory holds the deployment's encrypted master key: nothing is left behind.
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   /** Every chain deposit recorded, and the DEPOSIT journals of each. */

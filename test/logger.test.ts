@@ -29,3 +29,25 @@ describe("pretty logs on a terminal", () => {
     expect(warning).toMatch(/WARN: provider failed \{"apiKey":"\[redacted\]","provider":"sandbox-ngn"\}$/);
   });
 });
+
+describe("redaction", () => {
+  const lineOf = async (fields: Record<string, unknown>) => {
+    const screen = terminal();
+    createLogger("info", screen.stream).info(fields, "line");
+    await sleep(50);
+    return JSON.parse(screen.lines()[0]);
+  };
+  const cases = [
+    { name: "a chain line's token symbol is shown", fields: { network: "BASE", token: "USDC" }, shown: true },
+    { name: "a token contract address is shown, nested too", fields: { send: { token: "0x5FbDB2315678afecb367f032d93F642f64180aa3" } }, shown: true },
+    { name: "a session token (a JWT) is hidden", fields: { token: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl" }, shown: false },
+    { name: "a key-like token is hidden", fields: { response: { token: "fpk_live_0123456789abcdef" } }, shown: false },
+    { name: "a token that is not a string is hidden", fields: { token: { value: "USDC" } }, shown: false },
+  ];
+  it.each(cases)("$name", async ({ fields, shown }) => {
+    const line = await lineOf(fields);
+    const token = "token" in fields ? line.token : Object.values(line).find((v): v is { token: unknown } => typeof v === "object" && v !== null && "token" in v)!.token;
+    const original = "token" in fields ? fields.token : (Object.values(fields)[0] as { token: unknown }).token;
+    expect(token).toEqual(shown ? original : "[redacted]");
+  });
+});

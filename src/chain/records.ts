@@ -82,22 +82,48 @@ export async function storedBlocks(sql: Sql, chainId: number, upTo: bigint): Pro
   return rows.map((row) => ({ number: BigInt(row.number), hash: row.hash }));
 }
 
-const REWIND = [
-  `UPDATE "chain_deposits" SET "blockHash" = NULL WHERE "chainId" = $1::int AND "settledAt" IS NULL AND "blockNumber" > $2::bigint`,
-  `DELETE FROM "chain_blocks" WHERE "chainId" = $1::int AND "number" > $2::bigint`,
-];
-const SETTLED_ABOVE = `SELECT count(*)::int AS "count" FROM "chain_deposits" WHERE "chainId" = $1::int AND "settledAt" IS NOT NULL AND "blockNumber" > $2::bigint AND "blockHash" IS NOT NULL`;
+const DETACH = `UPDATE "chain_deposits" SET "blockHash" = NULL WHERE "chainId" = $1::int AND "settledAt" IS NULL AND "blockNumber" > $2::bigint`;
+const FORGET_BLOCKS = `DELETE FROM "chain_blocks" WHERE "chainId" = $1::int AND "number" > $2::bigint`;
 
 /**
  * After a reorg, back to the common ancestor: the open deposits above it are detached (their block
- * is no longer known canonical) until the transfer is seen again or its depth passes. Returns the
- * number of deposits already settled above it (a reorg deeper than the confirmation depth).
+ * is no longer known canonical) until the transfer is seen again or its depth passes.
  */
-export async function rewindTo(tx: Sql, chainId: number, ancestor: bigint): Promise<number> {
-  const [{ count }] = await tx.query<{ count: number }>("chain_settled_above", SETTLED_ABOVE, [chainId, ancestor.toString()]);
-  await tx.query("chain_rewind_deposits", REWIND[0], [chainId, ancestor.toString()]);
-  await tx.query("chain_rewind_blocks", REWIND[1], [chainId, ancestor.toString()]);
-  return count;
+export async function rewindTo(tx: Sql, chainId: number, ancestor: bigint): Promise<void> {
+  await tx.query("chain_rewind_deposits", DETACH, [chainId, ancestor.toString()]);
+  await tx.query("chain_rewind_blocks", FORGET_BLOCKS, [chainId, ancestor.toString()]);
+}
+
+export type SettledPlace = { depositId: string; blockNumber: bigint; blockHash: string };
+
+const COMPLETED_ABOVE = `
+  SELECT "depositId", "blockNumber"::text AS "blockNumber", "blockHash" FROM "chain_deposits"
+  WHERE "chainId" = $1::int AND "outcome" = 'COMPLETED' AND "flag" IS NULL AND "blockNumber" > $2::bigint`;
+
+/** The completed (credited) deposits above a block, not flagged yet: a reorg deeper than the depth may have taken their transfer. */
+export async function completedAbove(sql: Sql, chainId: number, ancestor: bigint): Promise<SettledPlace[]> {
+  const rows = await sql.query<{ depositId: string; blockNumber: string; blockHash: string }>("chain_completed_above", COMPLETED_ABOVE, [chainId, ancestor.toString()]);
+  return rows.map((row) => ({ ...row, blockNumber: BigInt(row.blockNumber) }));
+}
+
+/** Why an operator must look at a deposit (docs/chain.md, Deep reorgs). */
+export type DepositFlag = "ORPHANED" | "UNSETTLEABLE";
+
+const FLAG = `UPDATE "chain_deposits" SET "flag" = $2, "flaggedAt" = now() WHERE "depositId" = ANY($1::uuid[]) AND "flag" IS NULL RETURNING "depositId"`;
+
+/** Flags the deposits not flagged yet; returns those it flagged (each event is reported once). */
+export async function flagDeposits(tx: Sql, depositIds: string[], flag: DepositFlag): Promise<string[]> {
+  if (depositIds.length === 0) return [];
+  return (await tx.query<{ depositId: string }>("chain_deposits_flag", FLAG, [depositIds, flag])).map((row) => row.depositId);
+}
+
+const FLAGGED = `SELECT "flag", count(*)::int AS "count" FROM "chain_deposits" WHERE "chainId" = $1::int AND "flag" IS NOT NULL GROUP BY "flag"`;
+
+/** How many deposits of the chain carry each flag. */
+export async function flaggedCounts(sql: Sql, chainId: number): Promise<Record<DepositFlag, number>> {
+  const counts: Record<DepositFlag, number> = { ORPHANED: 0, UNSETTLEABLE: 0 };
+  for (const row of await sql.query<{ flag: DepositFlag; count: number }>("chain_deposits_flagged", FLAGGED, [chainId])) counts[row.flag] = row.count;
+  return counts;
 }
 
 const OWNERS = `
@@ -115,31 +141,51 @@ export async function walletOwners(sql: Sql, addresses: string[], mode: Mode): P
   return new Map(rows.map((row) => [row.address, { clientId: row.clientId, userId: row.userId }]));
 }
 
-export type TrackedTransfer = { depositId: string; transactionHash: string; logIndex: number; blockHash: string | null };
+export type TrackedTransfer = {
+  depositId: string;
+  transactionHash: string;
+  logIndex: number;
+  blockHash: string | null;
+  /** Null on rows recorded before transfer keys: those are matched by their log index. */
+  transferKey: string | null;
+  outcome: "COMPLETED" | "FAILED" | null;
+  flag: DepositFlag | null;
+};
 
-const TRACKED = `SELECT "depositId", "transactionHash", "logIndex", "blockHash" FROM "chain_deposits" WHERE "chainId" = $1::int AND "transactionHash" = ANY($2::text[])`;
+const TRACKED = `
+  SELECT "depositId", "transactionHash", "logIndex", "blockHash", "transferKey", "outcome", "flag"
+  FROM "chain_deposits" WHERE "chainId" = $1::int AND "transactionHash" = ANY($2::text[])`;
 
-/** The transfers of these transactions already recorded as deposits on the chain. */
+/** The transfers of these transactions already recorded as deposits on the chain (failed ones included). */
 export function trackedTransfers(sql: Sql, chainId: number, transactionHashes: string[]): Promise<TrackedTransfer[]> {
   if (transactionHashes.length === 0) return Promise.resolve([]);
   return sql.query<TrackedTransfer>("chain_deposits_tracked", TRACKED, [chainId, transactionHashes]);
 }
 
 const TRACK = `
-  INSERT INTO "chain_deposits" ("depositId", "chainId", "transactionHash", "logIndex", "blockNumber", "blockHash", "createdAt")
-  VALUES ($1::uuid, $2::int, $3, $4::int, $5::bigint, $6, now())`;
+  INSERT INTO "chain_deposits" ("depositId", "chainId", "transactionHash", "logIndex", "blockNumber", "blockHash", "transferKey", "createdAt")
+  VALUES ($1::uuid, $2::int, $3, $4::int, $5::bigint, $6, $7, now())`;
 
-export type TransferPlace = { transactionHash: string; logIndex: number; blockNumber: bigint; blockHash: string };
+export type TransferPlace = { transactionHash: string; logIndex: number; blockNumber: bigint; blockHash: string; transferKey: string };
 
 export async function trackDeposit(tx: Sql, depositId: string, chainId: number, place: TransferPlace): Promise<void> {
-  await tx.query("chain_deposit_track", TRACK, [depositId, chainId, place.transactionHash, place.logIndex, place.blockNumber.toString(), place.blockHash]);
+  const values = [depositId, chainId, place.transactionHash, place.logIndex, place.blockNumber.toString(), place.blockHash, place.transferKey];
+  await tx.query("chain_deposit_track", TRACK, values);
 }
 
-const REATTACH = `UPDATE "chain_deposits" SET "blockNumber" = $2::bigint, "blockHash" = $3 WHERE "depositId" = $1::uuid AND "settledAt" IS NULL`;
+const REATTACH = `
+  UPDATE "chain_deposits" SET "blockNumber" = $2::bigint, "blockHash" = $3, "logIndex" = $4::int,
+    "flaggedAt" = CASE WHEN "flag" = 'ORPHANED' THEN NULL ELSE "flaggedAt" END,
+    "flag" = CASE WHEN "flag" = 'ORPHANED' THEN NULL ELSE "flag" END
+  WHERE "depositId" = $1::uuid AND "outcome" IS DISTINCT FROM 'FAILED'`;
 
-/** A transfer seen again after a reorg: its deposit follows the block it is in now. */
-export async function reattachDeposit(tx: Sql, depositId: string, blockNumber: bigint, blockHash: string): Promise<void> {
-  await tx.query("chain_deposit_reattach", REATTACH, [depositId, blockNumber.toString(), blockHash]);
+/**
+ * A transfer seen again after a reorg: its deposit follows the block and log index it is at now. An
+ * open one completes at its new depth; a completed one flagged ORPHANED is not any more (its
+ * transfer is back on the canonical chain).
+ */
+export async function reattachDeposit(tx: Sql, depositId: string, place: Pick<TransferPlace, "blockNumber" | "blockHash" | "logIndex">): Promise<void> {
+  await tx.query("chain_deposit_reattach", REATTACH, [depositId, place.blockNumber.toString(), place.blockHash, place.logIndex]);
 }
 
 export type OpenDeposit = { depositId: string; provider: string; eventId: string };
@@ -158,13 +204,16 @@ export function dueDeposits(sql: Sql, chainId: number, deepest: bigint, detached
 }
 
 const SETTLE = `
-  UPDATE "chain_deposits" SET "settledAt" = now()
+  UPDATE "chain_deposits" SET "settledAt" = now(), "outcome" = $4
   WHERE "depositId" = $1::uuid AND "settledAt" IS NULL AND "blockNumber" <= $2::bigint AND ("blockHash" IS NULL) = $3::boolean
   RETURNING 1 AS "settled"`;
 
-/** Closes the chain's side of a deposit, if it is still in the state it was chosen in (a rewind may have come between). */
-export async function settleTracked(tx: Sql, depositId: string, deepest: bigint, detached: boolean): Promise<boolean> {
-  return (await tx.query("chain_deposit_settle", SETTLE, [depositId, deepest.toString(), detached])).length > 0;
+/**
+ * Closes the chain's side of a deposit with its outcome, if it is still in the state it was chosen
+ * in (a rewind may have come between).
+ */
+export async function settleTracked(tx: Sql, depositId: string, deepest: bigint, detached: boolean, outcome: "COMPLETED" | "FAILED"): Promise<boolean> {
+  return (await tx.query("chain_deposit_settle", SETTLE, [depositId, deepest.toString(), detached, outcome])).length > 0;
 }
 
 export type CursorView = { chainId: number; blockNumber: string; headBlock: string; updatedAt: Date };

@@ -16,7 +16,7 @@ const CANDIDATES = `
   FROM "chain_deposits" cd
   JOIN "deposits" d ON d."id" = cd."depositId"
   JOIN "wallets" w ON w."userId" = d."userId" AND w."clientId" = d."clientId"
-  WHERE cd."chainId" = $1::int AND cd."sweepId" IS NULL AND d."status" = 'COMPLETED'
+  WHERE cd."chainId" = $1::int AND cd."sweepId" IS NULL AND d."status" = 'COMPLETED' AND cd."flag" IS NULL
     AND NOT EXISTS (
       SELECT 1 FROM "chain_sends" s
       WHERE s."chainId" = $1::int AND s."purpose" = 'SWEEP' AND s."fromAddress" = w."address" AND s."tokenAddress" = d."tokenAddress"
@@ -30,7 +30,8 @@ const GAS_SENDS = `SELECT count(*)::int AS "all", count(*) FILTER (WHERE "status
 /**
  * Sweeps: a deposit address's completed deposits of a token move to the treasury once, together,
  * they add up to CHAIN_SWEEP_MIN (smaller amounts wait and add up, so dust does not cost more gas
- * than it is worth). The sweep sends exactly those deposits' amount (a deposit still pending stays
+ * than it is worth). A flagged deposit (ORPHANED: its transfer left the chain) is never swept, and
+ * never holds up the sweeps of its address's other deposits. The sweep sends exactly those deposits' amount (a deposit still pending stays
  * on the address until it completes). An address without the native coin for the sweep's gas gets
  * just that from the treasury first. Sweeps are the platform's business: no ledger entry, each
  * recorded as a chain send with its transaction hashes, and each deposit tells which sweep moved it.

@@ -1,6 +1,6 @@
 import { BlockNotFoundError, erc20Abi, formatUnits, getAbiItem, type Address, type Hash, type PublicClient } from "viem";
 import { Decimal } from "decimal.js";
-import type { SqlDatabase } from "../db/sql.js";
+import type { Sql, SqlDatabase } from "../db/sql.js";
 import type { Deposit } from "../generated/prisma/client.js";
 import type { DepositService } from "../deposits/service.js";
 import type { Logger } from "../logger.js";
@@ -8,15 +8,17 @@ import type { TokenSymbol } from "../providers/chains.js";
 import type { ChainMetrics } from "./metrics.js";
 import { PassLoop } from "./pass-loop.js";
 import { chainProvider, type ChainSettings, type NetworkSettings } from "./networks.js";
+import { DueSettlement } from "./due-settlement.js";
 import {
-  dueDeposits,
+  completedAbove,
+  flagDeposits,
+  flaggedCounts,
   keepBlocks,
   moveCursor,
   readCursor,
   reattachDeposit,
   recordHead,
   rewindTo,
-  settleTracked,
   startCursor,
   storedBlocks,
   takeLease,
@@ -26,15 +28,17 @@ import {
   walletOwners,
   type BlockHeader,
   type Cursor,
+  type TrackedTransfer,
 } from "./records.js";
+import { transferKeys } from "./transfer-identity.js";
 
 const TRANSFER = getAbiItem({ abi: erc20Abi, name: "Transfer" });
 /** The largest amount a deposit column holds (NUMERIC(38,18): 20 integer digits). */
 const MAX_AMOUNT = new Decimal("1e20");
 /** Blocks kept beyond the confirmation depth, for walking back to the common ancestor of a reorg. */
 const KEPT_MARGIN = 32n;
-/** Deposits completed or failed per transaction batch of one pass. */
-const SETTLE_BATCH = 200;
+/** Event ids tried for one new deposit: `<hash>:<logIndex>`, then `:2`, `:3`… when a failed deposit holds it. */
+const EVENT_ID_TRIES = 8;
 
 export type WatcherDeps = {
   network: NetworkSettings;
@@ -53,7 +57,25 @@ export type WatcherDeps = {
 /** The chain moved while the watcher read it (or another watcher moved the cursor): the tick is dropped and the next one starts over. */
 class ChainMoved extends Error {}
 
-type Match = { owner: { clientId: string; userId: string }; symbol: TokenSymbol; token: Address; amount: Decimal; transactionHash: Hash; logIndex: number; blockNumber: bigint; blockHash: Hash };
+type Match = {
+  owner: { clientId: string; userId: string };
+  symbol: TokenSymbol;
+  token: Address;
+  amount: Decimal;
+  transactionHash: Hash;
+  logIndex: number;
+  blockNumber: bigint;
+  blockHash: Hash;
+  transferKey: string;
+};
+
+/** The deposit recorded for this transfer (legacy rows, without a key, by their log index), failed ones apart. */
+function recordedAs(tracked: TrackedTransfer[], match: Match) {
+  const same = tracked.filter(
+    (t) => t.transactionHash === match.transactionHash && (t.transferKey === null ? t.logIndex === match.logIndex : t.transferKey === match.transferKey),
+  );
+  return { live: same.find((t) => t.outcome !== "FAILED"), failed: same.filter((t) => t.outcome === "FAILED").length };
+}
 
 /**
  * One live network's watcher. Every CHAIN_POLL_MS, under the chain's lease (one watcher per chain
@@ -76,12 +98,14 @@ export class NetworkWatcher {
   private readonly tokens: { symbol: TokenSymbol; address: Address }[];
   private readonly provider: string;
   private readonly log: Logger;
+  private readonly due: DueSettlement;
 
   constructor(private readonly deps: WatcherDeps) {
     this.tokens = Object.entries(deps.network.tokens).map(([symbol, address]) => ({ symbol: symbol as TokenSymbol, address: address as Address }));
     this.provider = chainProvider(deps.network.name);
     this.log = deps.logger.child({ network: deps.network.name });
     const labels = { network: deps.network.name };
+    this.due = new DueSettlement({ ...deps, log: this.log, halted: () => this.loop.halted });
     this.loop = new PassLoop({
       pollMs: deps.settings.pollMs,
       pass: () =>
@@ -132,7 +156,11 @@ export class NetworkWatcher {
     const leading = await takeLease(sql, chainId, "watcher", this.deps.holder, this.leaseMs);
     if (leading !== this.leading) this.log.info({ chainId, holder: this.deps.holder }, leading ? "chain watcher took the lease" : "chain watcher lost the lease");
     this.leading = leading;
-    if (!leading) return;
+    if (!leading) {
+      // Only the holder reports the network's progress (the cluster's scrape takes the highest value of each gauge).
+      this.clearReport();
+      return;
+    }
     await this.loadDecimals();
     const [head, stored] = await Promise.all([client.getBlockNumber({ cacheTime: 0 }), readCursor(sql, chainId)]);
     let cursor = stored ?? (await this.firstCursor(chainId, head));
@@ -148,11 +176,13 @@ export class NetworkWatcher {
       if (cursor.blockNumber < head) {
         // A long catch-up keeps its lease (renewed with every range) and settles as it goes.
         if (!(await takeLease(sql, chainId, "watcher", this.deps.holder, this.leaseMs))) throw new ChainMoved("the lease was taken over");
-        await this.settleDue(chainId, cursor);
+        await this.due.settle(chainId, cursor);
       }
     }
     this.report(head, cursor);
-    await this.settleDue(chainId, cursor);
+    await this.due.settle(chainId, cursor);
+    const flagged = await flaggedCounts(sql, chainId);
+    for (const [flag, count] of Object.entries(flagged)) this.deps.metrics.depositsFlagged.set({ network: this.deps.network.name, flag }, count);
   }
 
   private report(head: bigint, cursor: Cursor) {
@@ -160,6 +190,12 @@ export class NetworkWatcher {
     this.deps.metrics.head.set({ network }, Number(head));
     this.deps.metrics.synced.set({ network }, Number(cursor.blockNumber));
     this.deps.metrics.lag.set({ network }, Number(head - cursor.blockNumber));
+  }
+
+  private clearReport() {
+    const network = this.deps.network.name;
+    for (const gauge of [this.deps.metrics.head, this.deps.metrics.synced, this.deps.metrics.lag]) gauge.remove({ network });
+    for (const flag of ["ORPHANED", "UNSETTLEABLE"]) this.deps.metrics.depositsFlagged.remove({ network, flag });
   }
 
   private async loadDecimals() {
@@ -194,14 +230,26 @@ export class NetworkWatcher {
       ancestor = { blockNumber: block.number, blockHash: block.hash };
       this.log.error({ chainId, from: cursor.blockNumber.toString(), to: ancestor.blockNumber.toString() }, "reorg deeper than the blocks kept");
     }
-    const settledAbove = await this.deps.sql.transaction(async (tx) => {
+    // A completed deposit above the ancestor whose block is no longer canonical lost its transfer: a
+    // reorg deeper than the depth. Each is flagged ORPHANED once (its credit stays; docs/chain.md).
+    const completed = await completedAbove(this.deps.sql, chainId, ancestor.blockNumber);
+    const heights = [...new Set(completed.map((deposit) => deposit.blockNumber))];
+    const canonicalAt = new Map(await Promise.all(heights.map(async (height) => [height, await this.hashAt(height)] as const)));
+    const lost = completed.filter((deposit) => canonicalAt.get(deposit.blockNumber) !== deposit.blockHash).map((deposit) => deposit.depositId);
+    const orphaned = await this.deps.sql.transaction(async (tx) => {
       if (!(await moveCursor(tx, chainId, cursor, ancestor, head))) throw new ChainMoved("the cursor moved");
-      return rewindTo(tx, chainId, ancestor.blockNumber);
+      await rewindTo(tx, chainId, ancestor.blockNumber);
+      return flagDeposits(tx, lost, "ORPHANED");
     });
-    this.deps.metrics.reorgs.inc({ network: this.deps.network.name });
-    const depth = (cursor.blockNumber - ancestor.blockNumber).toString();
-    if (settledAbove > 0) this.log.error({ chainId, depth, settledAbove }, "reorg deeper than the confirmation depth: deposits already settled were in the dropped blocks");
-    else this.log.warn({ chainId, depth, ancestor: ancestor.blockNumber.toString() }, "reorg: back to the common ancestor");
+    const network = this.deps.network.name;
+    this.deps.metrics.reorgs.inc({ network });
+    const depth = Number(cursor.blockNumber - ancestor.blockNumber);
+    const fields = { chainId, depth, ancestor: ancestor.blockNumber.toString(), confirmations: this.deps.network.confirmations };
+    if (orphaned.length > 0) this.deps.metrics.depositsOrphaned.inc({ network }, orphaned.length);
+    if (depth >= this.deps.network.confirmations || orphaned.length > 0) {
+      this.deps.metrics.deepReorgs.inc({ network });
+      this.log.error({ ...fields, orphaned: orphaned.length, depositIds: orphaned }, "reorg deeper than the confirmation depth: completed deposits whose transfer left the chain are flagged ORPHANED");
+    } else this.log.warn(fields, "reorg: back to the common ancestor");
     return ancestor;
   }
 
@@ -221,8 +269,9 @@ export class NetworkWatcher {
     const from = cursor.blockNumber + 1n;
     const to = head - from + 1n > BigInt(settings.blockRange) ? from + BigInt(settings.blockRange) - 1n : head;
     const depth = BigInt(network.confirmations);
-    // Blocks within the confirmation depth of the head may still be reorganised: their headers are read and linked.
-    const recentFrom = head - depth + 1n > from ? head - depth + 1n : from;
+    // Blocks within the confirmation depth of the head may still be reorganised: their headers are read
+    // and linked; those of the kept margin below too, so that a reorg finds its exact common ancestor.
+    const recentFrom = head - depth - KEPT_MARGIN + 1n > from ? head - depth - KEPT_MARGIN + 1n : from;
     const numbers: bigint[] = [];
     for (let n = recentFrom; n <= to; n++) numbers.push(n);
     if (numbers.at(-1) !== to) numbers.push(to);
@@ -241,6 +290,7 @@ export class NetworkWatcher {
       if (header && header.hash !== log.blockHash) throw new ChainMoved(`block ${log.blockNumber} changed between reads`);
     }
     this.deps.metrics.logs.inc({ network: network.name }, logs.length);
+    const keys = transferKeys(transfers);
     const recorded = await this.deps.sql.transaction(async (tx) => {
       if (!(await moveCursor(tx, chainId, cursor, { blockNumber: to, blockHash: end.hash }, head))) throw new ChainMoved("the cursor moved");
       const owners = await walletOwners(tx, [...new Set(transfers.map((log) => log.args.to!))], network.livemode ? "live" : "test");
@@ -253,30 +303,23 @@ export class NetworkWatcher {
           this.log.error({ transactionHash: log.transactionHash, logIndex: log.logIndex }, "transfer too large for a deposit record; skipped");
           return [];
         }
-        return [{ owner, symbol: token.symbol, token: token.address, amount, transactionHash: log.transactionHash, logIndex: log.logIndex, blockNumber: log.blockNumber, blockHash: log.blockHash }];
+        const place = { transactionHash: log.transactionHash, logIndex: log.logIndex, blockNumber: log.blockNumber, blockHash: log.blockHash, transferKey: keys.get(log)! };
+        return [{ owner, symbol: token.symbol, token: token.address, amount, ...place }];
       });
       const tracked = await trackedTransfers(tx, chainId, [...new Set(matches.map((match) => match.transactionHash))]);
       const created: Deposit[] = [];
       for (const match of matches) {
-        const known = tracked.find((t) => t.transactionHash === match.transactionHash && t.logIndex === match.logIndex);
-        if (known) {
-          // Seen before: a transfer mined again after a reorg goes on as the same deposit, in its new block.
-          if (known.blockHash !== match.blockHash) await reattachDeposit(tx, known.depositId, match.blockNumber, match.blockHash);
+        const { live, failed } = recordedAs(tracked, match);
+        if (live) {
+          // Seen before: mined again after a reorg, it goes on as the same deposit, where it is now (never a second credit).
+          if (live.blockHash !== match.blockHash || live.logIndex !== match.logIndex) {
+            await reattachDeposit(tx, live.depositId, match);
+            if (live.flag === "ORPHANED") this.log.warn({ chainId, depositId: live.depositId, transactionHash: match.transactionHash }, "an ORPHANED deposit's transfer is back on the canonical chain: flag cleared");
+          }
           continue;
         }
-        const deposit = await this.deps.deposits.receive(tx, {
-          provider: this.provider,
-          eventId: `${match.transactionHash}:${match.logIndex}`,
-          clientId: match.owner.clientId,
-          userId: match.owner.userId,
-          amount: match.amount,
-          currency: match.symbol,
-          tokenAddress: match.token,
-          transactionHash: match.transactionHash,
-          chainId,
-          live: true,
-        });
-        if (!deposit) continue;
+        // First seen, or mined again after its deposit FAILED: a deposit, credited once at its depth.
+        const deposit = await this.receiveTransfer(tx, chainId, match, failed);
         await trackDeposit(tx, deposit.id, chainId, match);
         created.push(deposit);
       }
@@ -290,40 +333,36 @@ export class NetworkWatcher {
     return { blockNumber: to, blockHash: end.hash };
   }
 
+  /**
+   * A new PENDING deposit for the transfer. Its event id is `<hash>:<logIndex>`; when a deposit of
+   * the same transaction holds that one (a failed deposit of this transfer, or another transfer
+   * seen there before a re-mine moved the logs), the next free `<hash>:<logIndex>:<n>`.
+   */
+  private async receiveTransfer(tx: Sql, chainId: number, match: Match, failedBefore: number): Promise<Deposit> {
+    const base = `${match.transactionHash}:${match.logIndex}`;
+    for (let attempt = 1; attempt <= EVENT_ID_TRIES + failedBefore; attempt++) {
+      const deposit = await this.deps.deposits.receive(tx, {
+        provider: this.provider,
+        eventId: attempt === 1 ? base : `${base}:${attempt}`,
+        clientId: match.owner.clientId,
+        userId: match.owner.userId,
+        amount: match.amount,
+        currency: match.symbol,
+        tokenAddress: match.token,
+        transactionHash: match.transactionHash,
+        chainId,
+        live: true,
+      });
+      if (deposit) return deposit;
+    }
+    throw new Error(`no free event id for the transfer ${base}`);
+  }
+
   /** The recent headers must chain from the cursor, parent to child; else a reorg came between the reads. */
   private checkLinked(cursor: Cursor, headers: BlockHeader[]) {
     headers.forEach((header, i) => {
       const parent = i === 0 ? (header.number === cursor.blockNumber + 1n ? cursor.blockHash : undefined) : headers[i - 1].number === header.number - 1n ? headers[i - 1].hash : undefined;
       if (parent !== undefined && header.parentHash !== parent) throw new ChainMoved(`block ${header.number} does not follow ${header.number - 1n}`);
     });
-  }
-
-  /**
-   * Deposits whose block is `confirmations` deep below the synced block complete (credited once);
-   * detached ones whose depth has passed without the transfer coming back fail (never credited).
-   */
-  private async settleDue(chainId: number, synced: Cursor) {
-    const deepest = synced.blockNumber - BigInt(this.deps.network.confirmations) + 1n;
-    for (const detached of [false, true]) {
-      for (;;) {
-        const due = await dueDeposits(this.deps.sql, chainId, deepest, detached, SETTLE_BATCH);
-        const settled: Deposit[] = [];
-        for (const deposit of due) {
-          const changed = await this.deps.sql.transaction(async (tx) => {
-            if (!(await settleTracked(tx, deposit.depositId, deepest, detached))) return null;
-            return detached
-              ? this.deps.deposits.fail(tx, deposit.provider, deposit.eventId, "The transfer's block left the canonical chain (reorg) and the transfer was not mined again")
-              : this.deps.deposits.complete(tx, deposit.provider, deposit.eventId);
-          });
-          if (changed) settled.push(changed);
-        }
-        if (settled.length > 0) {
-          this.deps.deposits.announce(settled);
-          const counter = detached ? this.deps.metrics.depositsFailed : this.deps.metrics.depositsCredited;
-          counter.inc({ network: this.deps.network.name }, settled.length);
-        }
-        if (due.length < SETTLE_BATCH || this.loop.halted) break;
-      }
-    }
   }
 }

@@ -49,3 +49,6 @@ function someCause(err: unknown, test: (record: Record<string, unknown>) => bool
   };
   return visit(err, 0);
 }
+
+/** A number the column's type cannot hold (SQLSTATE 22003: numeric field overflow, out of range). */
+export const isNumericOverflow = (err: unknown): boolean => someCause(err, (record) => codesOf(record).includes("22003"));

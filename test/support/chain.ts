@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { promisify } from "node:util";
 import { createRequire } from "node:module";
@@ -267,14 +267,10 @@ export const freshAddress = (): Address => hdKeyToAccount(HDKey.fromMasterSeed(c
  * empty one of its own). Its JSON is read field by field by the tests' expectations.
  */
 export async function chainsReport(env: Record<string, string>): Promise<{ stdout: string; networks: Record<string, any>[] }> {
+  const dataDir = mkdtempSync(join(tmpdir(), "fintech-chains-"));
   const run = await promisify(execFile)(join(import.meta.dirname, "../../node_modules/.bin/tsx"), ["scripts/chains.ts", "--json"], {
     cwd: join(import.meta.dirname, "../.."),
-    env: {
-      PATH: process.env.PATH,
-      ...env,
-      DATA_DIR: mkdtempSync(join(tmpdir(), "fintech-chains-")),
-      ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
-    },
-  });
+    env: { PATH: process.env.PATH, ...env, DATA_DIR: dataDir, ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}) },
+  }).finally(() => rmSync(dataDir, { recursive: true, force: true }));
   return { stdout: run.stdout, networks: JSON.parse(run.stdout) };
 }

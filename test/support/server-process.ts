@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -20,6 +20,11 @@ export const SHARED_SECRETS = {
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const instances = Number(env.WEB_CONCURRENCY ?? 1);
   let started = 0;
+  const dataDir = mkdtempSync(join(tmpdir(), "fintech-instance-"));
+  const stop = async () => {
+    await stopProcess(child);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
   const child = spawn(join(process.cwd(), "node_modules/.bin/tsx"), ["src/main.ts"], {
     cwd: process.cwd(),
     env: {
@@ -27,7 +32,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
       NODE_ENV: "test",
       PORT: "0",
       HOST: "127.0.0.1",
-      DATA_DIR: mkdtempSync(join(tmpdir(), "fintech-instance-")),
+      DATA_DIR: dataDir,
       LOG_LEVEL: "info",
       SANDBOX_SETTLE_MS: "600000",
       RATE_LIMIT_PER_MINUTE: "100000",
@@ -42,8 +47,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   const output: string[] = [];
   child.stderr!.on("data", (chunk) => output.push(String(chunk)));
   const url = await new Promise<string>((resolve, reject) => {
-    // Workers of a cluster took 30 s to start on a loaded 2-core machine.
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output.join("")}`)), 80_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output.join("")}`)), 170_000);
     child.once("exit", (code) => reject(new Error(`server exited (${code}):\n${output.join("")}`)));
     createInterface({ input: child.stdout! }).on("line", (line) => {
       output.push(line);
@@ -54,10 +58,10 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
       }
     });
   }).catch(async (err) => {
-    await stopProcess(child);
+    await stop();
     throw err;
   });
-  return { url, output, stop: () => stopProcess(child) };
+  return { url, output, stop };
 }
 
 function parseJson(line: string): Record<string, unknown> | undefined {

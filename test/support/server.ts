@@ -1,5 +1,5 @@
 import { Writable } from "node:stream";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildApp, type App, type AppOptions } from "../../src/app.js";
@@ -30,11 +30,12 @@ export async function startServer(
       done();
     },
   });
+  const dataDir = mkdtempSync(join(tmpdir(), "fintech-test-"));
   const config = loadConfig({
     NODE_ENV: "test",
     PORT: "0",
     HOST: "127.0.0.1",
-    DATA_DIR: mkdtempSync(join(tmpdir(), "fintech-test-")),
+    DATA_DIR: dataDir,
     LOG_LEVEL: "info",
     RATE_LIMIT_PER_MINUTE: "100000",
     SIGN_IN_RATE_LIMIT_PER_MINUTE: "100000",
@@ -54,7 +55,12 @@ export async function startServer(
     resolveHost: options.resolveHost,
   });
   const url = await app.start();
-  return { app, url, logs, stop: () => app.stop() };
+  // Its data directory (it may hold an encrypted master key) goes with it.
+  const stop = async () => {
+    await app.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { app, url, logs, stop };
 }
 
 export type Tenant = { clientId: string; apiKey: string; headers: Record<string, string> };
