@@ -133,8 +133,12 @@ const SET_NONCE = `UPDATE "chain_nonces" SET "next" = $3::bigint WHERE "chainId"
  * `chainCount`, the node's pending count: a transaction signed and stored but not yet on the node holds its nonce.
  */
 export async function takeNonces(tx: Sql, chainId: number, address: Address, chainCount: bigint, count: number): Promise<bigint> {
-  await tx.query("chain_nonce_ensure", ENSURE_NONCE, [chainId, address]);
-  const [row] = await tx.query<{ next: string }>("chain_nonce_lock", LOCK_NONCE, [chainId, address]);
+  const lock = () => tx.query<{ next: string }>("chain_nonce_lock", LOCK_NONCE, [chainId, address]);
+  let [row] = await lock();
+  if (!row) {
+    await tx.query("chain_nonce_ensure", ENSURE_NONCE, [chainId, address]);
+    [row] = await lock();
+  }
   const stored = BigInt(row.next);
   const first = stored > chainCount ? stored : chainCount;
   await tx.query("chain_nonce_set", SET_NONCE, [chainId, address, (first + BigInt(count)).toString()]);
