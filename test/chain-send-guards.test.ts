@@ -29,22 +29,13 @@ async function setPausedInOwnBlock(paused: boolean) {
   expect((await h.anvil.client.getTransactionReceipt({ hash })).status).toBe("success");
 }
 
-async function withAutomineOff<T>(work: () => Promise<T>): Promise<T> {
-  await h.anvil.rpc("evm_setAutomine", [false]);
-  try {
-    return await work();
-  } finally {
-    await h.anvil.rpc("evm_setAutomine", [true]);
-  }
-}
-
 const pendingCount = () => h.anvil.client.getTransactionCount({ address: h.treasury, blockTag: "pending" });
 
 describe("a transfer that reverts on chain", () => {
   it("passed its estimate, then the token was paused before it was mined: mined with status 0, FAILED at depth with a WITHDRAWAL_REVERSAL; nothing moved", async () => {
     const userId = await h.fundedUser("20");
     const to = freshAddress();
-    const reference = await withAutomineOff(async () => {
+    const reference = await h.withAutomineOff(async () => {
       const reference = await h.withdraw(userId, 7, to);
       const sent = await h.sendIn("WITHDRAWAL", reference, (send) => send.status === "SENT", "broadcast");
       // Out of the pool while the owner pauses the token in a block of its own; then back, as signed.
@@ -63,7 +54,7 @@ describe("a transfer that reverts on chain", () => {
       expect((await h.server.app.services.ledger.balance(h.tenant.clientId, userId, "USDC")).toFixed()).toBe("20");
       expect(await h.token.transfersTo(to)).toEqual([]);
     } finally {
-      await withAutomineOff(() => setPausedInOwnBlock(false));
+      await h.withAutomineOff(() => setPausedInOwnBlock(false));
     }
   });
 });
@@ -72,7 +63,7 @@ describe("the stored next nonce", () => {
   it("is a floor over the node's count: a send signed and stored that the node does not have keeps its nonce, and the next send is signed above it", async () => {
     const userId = await h.fundedUser("20");
     const [first, second] = [freshAddress(), freshAddress()];
-    const { w1, w2, dropped } = await withAutomineOff(async () => {
+    const { w1, w2, dropped } = await h.withAutomineOff(async () => {
       const w1 = await h.withdraw(userId, 2, first);
       const dropped = await h.sendIn("WITHDRAWAL", w1, (send) => send.status === "SENT", "broadcast");
       await h.anvil.rpc("anvil_dropTransaction", [dropped.transactionHash]);

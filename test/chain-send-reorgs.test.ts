@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseGwei, parseTransaction, type Address, type Hash, type Hex } from "viem";
+import { HDKey, hdKeyToAccount } from "viem/accounts";
 import { freshAddress } from "./support/chain.js";
 import { SendHarness, units } from "./support/chain-send-harness.js";
 import { until } from "./support/until.js";
@@ -108,6 +109,43 @@ describe("a reorg deeper than the confirmation depth", () => {
     expect(hashes[0]).toBe(confirmed.transactionHash);
     await expectConsecutiveNonces(hashes);
     expect(await h.storedNonce()).toBe(BigInt(await h.treasuryCount()));
+  });
+});
+
+describe("a send whose nonce another transaction took", () => {
+  it("is ORPHANED once that transaction is at the confirmation depth: an error and a metric, never signed again elsewhere", async () => {
+    const userId = await h.fundedUser("10");
+    const to = freshAddress();
+    const treasuryKey = hdKeyToAccount(HDKey.fromExtendedKey(h.custody.masterKey), { accountIndex: 1, addressIndex: 0 });
+    const reference = await h.withAutomineOff(async () => {
+      const reference = await h.withdraw(userId, 1, to);
+      const sent = await h.sendIn("WITHDRAWAL", reference, (send) => send.status === "SENT", "broadcast");
+      // The treasury's key used outside the platform: a transfer of nothing to itself at the send's nonce, outbidding it.
+      const foreign = await treasuryKey.signTransaction({
+        type: "eip1559",
+        chainId: h.anvil.chainId,
+        nonce: Number(sent.nonce),
+        to: h.treasury,
+        value: 0n,
+        gas: 21_000n,
+        maxFeePerGas: sent.maxFeePerGas! * 2n,
+        maxPriorityFeePerGas: sent.maxFeePerGas! * 2n,
+      });
+      await h.anvil.rpc("eth_sendRawTransaction", [foreign]);
+      return reference;
+    });
+    const orphaned = await until(async () => {
+      const send = await h.sendOf("WITHDRAWAL", reference);
+      if (send?.status !== "ORPHANED") await h.anvil.mine(1);
+      return send?.status === "ORPHANED" ? send : undefined;
+    }, "the send ORPHANED");
+    expect(orphaned.transactionHash).not.toBeNull();
+    expect(await h.anvil.client.getTransactionReceipt({ hash: orphaned.transactionHash! }).catch(() => undefined)).toBeUndefined();
+    expect(await h.metric("chain_sends_orphaned_total")).toBe(1);
+    expect(h.logLines("send orphaned: another transaction took its nonce; the operator decides")).toMatchObject([{ level: 50, purposeId: reference }]);
+    await until(async () => (await h.metric("chain_sends_orphaned")) === 1, "chain_sends_orphaned 1");
+    expect(await h.token.transfersTo(to)).toEqual([]);
+    expect((await h.withdrawal(reference)).status).toBe("PROCESSING");
   });
 });
 

@@ -68,6 +68,16 @@ export class SendHarness {
     }
   }
 
+  /** `work` with anvil mining nothing until it is done (transactions wait in its pool). */
+  async withAutomineOff<T>(work: () => Promise<T>): Promise<T> {
+    await this.anvil.rpc("evm_setAutomine", [false]);
+    try {
+      return await work();
+    } finally {
+      await this.anvil.rpc("evm_setAutomine", [true]);
+    }
+  }
+
   async stop() {
     await this.server?.stop();
     await this.anvil?.stop();
