@@ -33,6 +33,10 @@ type Report = {
   pendingSends: number | null;
   /** Seconds since the oldest send not yet confirmed or failed was queued (null when none). */
   oldestPendingSeconds: number | null;
+  /** Sends a reorg deeper than the confirmation depth took off the chain after their confirmation, not yet confirmed again. */
+  reorgedSends: number | null;
+  /** Sends whose nonce a transaction the platform did not sign took (ORPHANED): for the operator. */
+  orphanedSends: number | null;
 };
 
 const config = loadConfig();
@@ -114,6 +118,8 @@ async function main() {
       unsweptDeposits: backlog?.unsweptDeposits ?? null,
       pendingSends: backlog?.pending ?? null,
       oldestPendingSeconds: oldest === undefined ? null : Math.max(0, (Date.now() - oldest) / 1000),
+      reorgedSends: backlog?.reorgedSends ?? null,
+      orphanedSends: backlog?.orphanedSends ?? null,
     };
   });
   if (values.json) {
@@ -129,6 +135,9 @@ async function main() {
       `  head ${report.headBlock ?? "?"}  synced ${report.syncedBlock ?? syncedUnknown(report)}  lag ${report.lag ?? "?"}  confirmations ${report.confirmations}`,
       `  treasury ${report.treasury.address}  native ${report.treasury.native ?? "?"}  ${Object.entries(report.treasury.tokens).map(([symbol, balance]) => `${symbol} ${balance ?? "?"}`).join("  ")}`,
       `  unswept deposits ${report.unsweptDeposits ?? "?"}  pending sends ${report.pendingSends ?? "?"}${report.oldestPendingSeconds === null ? "" : `  oldest pending ${report.oldestPendingSeconds.toFixed(0)} s`}`,
+      ...(report.reorgedSends || report.orphanedSends
+        ? [`  ERROR: sends off the chain after their confirmation (deep reorg) ${report.reorgedSends}  orphaned sends ${report.orphanedSends}`]
+        : []),
     ];
     process.stdout.write(`${lines.join("\n")}\n`);
   }

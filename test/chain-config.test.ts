@@ -25,6 +25,12 @@ describe("CHAIN_* configuration", () => {
     expect(load({}).chain.pollMs).toBe(2000);
   });
 
+  it("the fee ceiling is per network, in gwei: its default, and CHAIN_MAX_FEE_GWEI_<NETWORK> (decimals allowed)", () => {
+    const networks = load({ CHAIN_MAX_FEE_GWEI_BASE: "0.25", CHAIN_MAX_FEE_GWEI_ETHEREUM: "80" }).chain.networks;
+    const ceiling = (name: string) => networks.find((n) => n.name === name)!.maxFeePerGas;
+    expect([ceiling("BASE"), ceiling("ETHEREUM"), ceiling("POLYGON")]).toEqual([250_000_000n, 80_000_000_000n, 2_000_000_000_000n]);
+  });
+
   it.each([
     ["CHAIN_RPC_URL_BASSE", "https://x.example", /BASSE is not a network/],
     ["CHAIN_RPC_URL_BASE", "ws://x.example", /http:\/\/ or https:\/\//],
@@ -37,6 +43,9 @@ describe("CHAIN_* configuration", () => {
     ["CHAIN_SWEEP_MIN", "0", /above 0/],
     ["CHAIN_SWEEP_MIN", "1e3", /token amount/],
     ["CHAIN_REPLACE_AFTER_MS", "50", /from 100/],
+    ["CHAIN_MAX_FEE_GWEI_BASE", "0", /fee in gwei above 0/],
+    ["CHAIN_MAX_FEE_GWEI_BASE", "1.0000000001", /at most 9 decimals/],
+    ["CHAIN_MAX_FEE_GWEI_BASSE", "1", /BASSE is not a network/],
     ["CHAIN_RPC_URLS_BASE", "https://x.example", /CHAIN_RPC_URLS_BASE: unknown/],
   ])("%s=%s is refused, naming it", (name, value, message) => {
     expect(() => load({ [name]: value })).toThrow(ConfigError);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { BaseError, ExecutionRevertedError, parseTransaction, recoverTransactionAddress, type Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { bumpedFees, InexactAmount, isAlreadyIn, isRevert, signTransfer, transferCall } from "../src/chain/transactions.js";
+import { feeCeilingOf, gasLimitFor } from "../src/chain/sweeps.js";
+import { bumpedFees, cappedFees, InexactAmount, isAlreadyIn, isRevert, replacementFees, signTransfer, transferCall } from "../src/chain/transactions.js";
 
 // The sender's pure rules: how a send becomes a call, how a replacement is priced, what a node's answer means.
 const TOKEN: Address = "0x1111111111111111111111111111111111111111";
@@ -35,6 +36,31 @@ describe("a replacement's fees", () => {
   it("outbid the replaced transaction by at least 12.5% on both fees, or follow the node's current fees when higher", () => {
     expect(bumpedFees({ maxFeePerGas: 800n, maxPriorityFeePerGas: 80n }, { maxFeePerGas: 100n, maxPriorityFeePerGas: 10n })).toEqual({ maxFeePerGas: 901n, maxPriorityFeePerGas: 91n });
     expect(bumpedFees({ maxFeePerGas: 800n, maxPriorityFeePerGas: 80n }, { maxFeePerGas: 5000n, maxPriorityFeePerGas: 300n })).toEqual({ maxFeePerGas: 5000n, maxPriorityFeePerGas: 300n });
+  });
+});
+
+describe("the fee ceiling", () => {
+  const previous = { maxFeePerGas: 800n, maxPriorityFeePerGas: 80n };
+  const quiet = { maxFeePerGas: 100n, maxPriorityFeePerGas: 10n };
+  const busy = { maxFeePerGas: 5000n, maxPriorityFeePerGas: 300n };
+
+  it.each([
+    ["far below it: the usual bump", quiet, 10_000n, { maxFeePerGas: 901n, maxPriorityFeePerGas: 91n }],
+    ["the node asking more than it: held to it", busy, 950n, { maxFeePerGas: 950n, maxPriorityFeePerGas: 300n }],
+    ["at exactly the smallest bump", quiet, 901n, { maxFeePerGas: 901n, maxPriorityFeePerGas: 91n }],
+    ["the smallest bump passing it: none", quiet, 900n, undefined],
+  ])("a replacement, %s", (_case, current, ceiling, expected) => {
+    expect(replacementFees(previous, current, ceiling)).toEqual(expected);
+  });
+
+  it("a first signing bids the node's fees held to the ceiling, its tip never above its fee", () => {
+    expect(cappedFees({ maxFeePerGas: 100n, maxPriorityFeePerGas: 10n }, 1000n)).toEqual({ maxFeePerGas: 100n, maxPriorityFeePerGas: 10n });
+    expect(cappedFees({ maxFeePerGas: 100n, maxPriorityFeePerGas: 90n }, 50n)).toEqual({ maxFeePerGas: 50n, maxPriorityFeePerGas: 50n });
+  });
+
+  it("sweeps and their gas bid at most a tenth of the network's ceiling; a sweep's gas limit is the estimate itself", () => {
+    expect([feeCeilingOf("SWEEP", 1000n), feeCeilingOf("GAS", 1000n), feeCeilingOf("WITHDRAWAL", 1000n), feeCeilingOf("FORWARD", 1000n)]).toEqual([100n, 100n, 1000n, 1000n]);
+    expect([gasLimitFor("SWEEP", 50_000n), gasLimitFor("WITHDRAWAL", 50_000n)]).toEqual([50_000n, 60_000n]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { getAddress, isAddress, type Address } from "viem";
+import { getAddress, isAddress, parseGwei, type Address } from "viem";
 import { NETWORKS, type TokenSymbol } from "../providers/chains.js";
 
 export type NetworkName = (typeof NETWORKS)[number]["name"];
@@ -26,6 +26,19 @@ export const DEFAULT_CONFIRMATIONS: Record<NetworkName, number> = {
   ARBITRUM: 40,
 };
 
+/**
+ * The most a send may bid per gas (maxFeePerGas, in gwei) when CHAIN_MAX_FEE_GWEI_<NETWORK> is unset: a first
+ * signing is held to it, and no replacement is signed above it (the send waits for fees to fall). About ten
+ * times the network's usual fee: room for a busy hour, never a runaway (docs/chain.md, Fee ceiling).
+ */
+export const DEFAULT_MAX_FEE_GWEI: Record<NetworkName, string> = {
+  ETHEREUM: "200",
+  POLYGON: "2000",
+  BASE: "5",
+  OPTIMISM: "5",
+  ARBITRUM: "5",
+};
+
 export const TOKEN_SYMBOLS = ["USDC", "USDT", "DAI"] as const satisfies readonly TokenSymbol[];
 
 /** One network of §4's list as this deployment runs it for one client mode. */
@@ -40,6 +53,8 @@ export type NetworkSettings = {
   rpcUrl?: string;
   tokens: Partial<Record<TokenSymbol, Address>>;
   confirmations: number;
+  /** The fee ceiling, in wei per gas (CHAIN_MAX_FEE_GWEI_<NETWORK>). */
+  maxFeePerGas: bigint;
   /** Live only: where the watcher's first start begins (default: the head it first sees). */
   startBlock?: bigint;
 };
@@ -67,6 +82,7 @@ const RPC = /^CHAIN_(TEST_)?RPC_URL_([A-Z0-9_]+)$/;
 const TOKEN = /^CHAIN_(TEST_)?TOKEN_([A-Z0-9]+)_([A-Z0-9]+)$/;
 const CONFIRMATIONS = /^CHAIN_(TEST_)?CONFIRMATIONS_([A-Z0-9_]+)$/;
 const START_BLOCK = /^CHAIN_(TEST_)?START_BLOCK_([A-Z0-9_]+)$/;
+const MAX_FEE = /^CHAIN_(TEST_)?MAX_FEE_GWEI_([A-Z0-9_]+)$/;
 const GLOBAL: Record<string, { min: number; max: number; fallback: number }> = {
   CHAIN_POLL_MS: { min: 50, max: 600_000, fallback: 2000 },
   CHAIN_RPC_TIMEOUT_MS: { min: 100, max: 120_000, fallback: 10_000 },
@@ -87,7 +103,18 @@ export function parseChainSettings(env: NodeJS.ProcessEnv): { settings: ChainSet
   const issues: string[] = [];
   const listed = (livemode: boolean) =>
     new Map<NetworkName, NetworkSettings>(
-      NETWORKS.map((network) => [network.name, { name: network.name, livemode, mode: "sandbox", listedChainId: network.chainId, tokens: { ...network.tokens }, confirmations: DEFAULT_CONFIRMATIONS[network.name] }]),
+      NETWORKS.map((network) => [
+        network.name,
+        {
+          name: network.name,
+          livemode,
+          mode: "sandbox",
+          listedChainId: network.chainId,
+          tokens: { ...network.tokens },
+          confirmations: DEFAULT_CONFIRMATIONS[network.name],
+          maxFeePerGas: parseGwei(DEFAULT_MAX_FEE_GWEI[network.name]),
+        },
+      ]),
     );
   const byMode = { live: listed(true), test: listed(false) };
   const numbers: Record<string, number> = Object.fromEntries(Object.entries(GLOBAL).map(([name, rule]) => [name, rule.fallback]));
@@ -124,6 +151,11 @@ export function parseChainSettings(env: NodeJS.ProcessEnv): { settings: ChainSet
       if (!target) continue;
       if (!/^\d{1,15}$/.test(value)) issues.push(`  ${variable}: must be a block number`);
       else target.startBlock = BigInt(value);
+    } else if ((match = MAX_FEE.exec(variable))) {
+      const target = network(variable, match[1], match[2]);
+      if (!target) continue;
+      if (!/^\d{1,6}(\.\d{1,9})?$/.test(value) || parseGwei(value) === 0n) issues.push(`  ${variable}: must be a fee in gwei above 0 (at most 9 decimals)`);
+      else target.maxFeePerGas = parseGwei(value);
     } else if (variable in GLOBAL) {
       const rule = GLOBAL[variable];
       const parsed = Number(value);
@@ -136,7 +168,7 @@ export function parseChainSettings(env: NodeJS.ProcessEnv): { settings: ChainSet
       if (![...FLAG_ON, ...FLAG_OFF].includes(value)) issues.push(`  ${variable}: must be on or off`);
       else watcher = FLAG_ON.includes(value);
     } else {
-      issues.push(`  ${variable}: unknown (CHAIN_[TEST_]RPC_URL_<NETWORK>, CHAIN_[TEST_]TOKEN_<NETWORK>_<SYMBOL>, CHAIN_[TEST_]CONFIRMATIONS_<NETWORK>, CHAIN_[TEST_]START_BLOCK_<NETWORK>, ${Object.keys(GLOBAL).join(", ")}, CHAIN_SWEEP_MIN, CHAIN_WATCHER)`);
+      issues.push(`  ${variable}: unknown (CHAIN_[TEST_]RPC_URL_<NETWORK>, CHAIN_[TEST_]TOKEN_<NETWORK>_<SYMBOL>, CHAIN_[TEST_]CONFIRMATIONS_<NETWORK>, CHAIN_[TEST_]START_BLOCK_<NETWORK>, CHAIN_[TEST_]MAX_FEE_GWEI_<NETWORK>, ${Object.keys(GLOBAL).join(", ")}, CHAIN_SWEEP_MIN, CHAIN_WATCHER)`);
     }
   }
   const sameRpc = [...byMode.test.values()].flatMap((test) =>

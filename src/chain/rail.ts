@@ -197,6 +197,8 @@ export class ChainRail {
     metrics.sendsPending.set(labels, backlog.pending);
     metrics.oldestPendingSeconds.set(labels, backlog.oldestCreatedAt ? (Date.now() - new Date(backlog.oldestCreatedAt).getTime()) / 1000 : 0);
     metrics.unsweptDeposits.set(labels, backlog.unsweptDeposits);
+    metrics.reorgedSends.set(labels, backlog.reorgedSends);
+    metrics.orphanedSends.set(labels, backlog.orphanedSends);
     metrics.treasuryNative.set(labels, Number(formatEther(native)));
     for (const token of tokens) metrics.treasuryToken.set({ ...labels, token: token.symbol }, token.balance);
   }

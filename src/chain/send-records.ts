@@ -11,12 +11,24 @@ export type SendPurpose = (typeof SEND_PURPOSES)[number];
  * QUEUED (no transaction yet) → SIGNED (nonce given, transaction stored, maybe not broadcast) → SENT
  * (broadcast) → MINED (a receipt on the canonical chain) → CONFIRMED (at the confirmation depth);
  * FAILED when the token refuses the transfer or it reverts on chain. A MINED send whose block leaves
- * the canonical chain goes back to SENT and is broadcast again (the same transaction).
+ * the canonical chain goes back to SENT and is broadcast again (the same transaction); so does a
+ * CONFIRMED one that a reorg deeper than the confirmation depth took off the chain (`reorgedAt` set).
+ * ORPHANED: none of its transactions is on the chain and another transaction, not signed by the
+ * platform, took its nonce: it can never be mined as signed, and waits for the operator.
  */
-export const SEND_STATUS = { QUEUED: "QUEUED", SIGNED: "SIGNED", SENT: "SENT", MINED: "MINED", CONFIRMED: "CONFIRMED", FAILED: "FAILED" } as const;
+export const SEND_STATUS = {
+  QUEUED: "QUEUED",
+  SIGNED: "SIGNED",
+  SENT: "SENT",
+  MINED: "MINED",
+  CONFIRMED: "CONFIRMED",
+  FAILED: "FAILED",
+  ORPHANED: "ORPHANED",
+} as const;
 export type SendStatus = keyof typeof SEND_STATUS;
-/** Why a QUEUED send waits: its sending address lacks the tokens, or the native coin to pay its gas. */
-export type WaitingFor = "TOKENS" | "GAS";
+/** Why a QUEUED send waits: its sending address lacks the tokens, or the native coin to pay its gas; or (a sweep) the fees are too high. */
+export const WAITING_FOR = ["TOKENS", "GAS", "FEES"] as const;
+export type WaitingFor = (typeof WAITING_FOR)[number];
 
 export type ChainSend = {
   id: string;
@@ -40,6 +52,8 @@ export type ChainSend = {
   gasLimit: bigint | null;
   broadcastAt: Date | null;
   blockNumber: bigint | null;
+  /** When a reorg deeper than the confirmation depth took its confirmed transaction off the chain. */
+  reorgedAt: Date | null;
   createdAt: Date;
   /** Every transaction signed for it (SIGNED and later). */
   attempts: Hash[];
@@ -67,7 +81,7 @@ const asSend = (row: SendRow): ChainSend => ({
 
 const COLUMNS = `s."id", s."chainId", s."network", s."purpose", s."purposeId", s."fromAddress", s."toAddress", s."tokenAddress", s."amount"::text AS "amount",
   s."status", s."waitingFor", s."nonce"::text AS "nonce", s."transactionHash", s."rawTransaction", s."maxFeePerGas"::text AS "maxFeePerGas",
-  s."maxPriorityFeePerGas"::text AS "maxPriorityFeePerGas", s."gasLimit"::text AS "gasLimit", s."broadcastAt", s."blockNumber"::text AS "blockNumber", s."createdAt",
+  s."maxPriorityFeePerGas"::text AS "maxPriorityFeePerGas", s."gasLimit"::text AS "gasLimit", s."broadcastAt", s."blockNumber"::text AS "blockNumber", s."reorgedAt", s."createdAt",
   (SELECT array_agg(a."transactionHash" ORDER BY a."createdAt") FROM "chain_send_attempts" a WHERE a."sendId" = s."id") AS "attempts"`;
 
 export type NewSend = {
@@ -107,20 +121,30 @@ export async function sendFor(sql: Sql, purpose: SendPurpose, purposeId: string)
   return row && asSend(row);
 }
 
+// The row exists before it is locked: FOR UPDATE on a row not yet there locks nothing, and two first sends from
+// one address would both start at the chain's count.
+const ENSURE_NONCE = `INSERT INTO "chain_nonces" ("chainId", "address", "next") VALUES ($1::int, $2, 0) ON CONFLICT ("chainId", "address") DO NOTHING`;
 const LOCK_NONCE = `SELECT "next"::text AS "next" FROM "chain_nonces" WHERE "chainId" = $1::int AND "address" = $2 FOR UPDATE`;
-const SET_NONCE = `
-  INSERT INTO "chain_nonces" ("chainId", "address", "next") VALUES ($1::int, $2, $3::bigint)
-  ON CONFLICT ("chainId", "address") DO UPDATE SET "next" = EXCLUDED."next"`;
+const SET_NONCE = `UPDATE "chain_nonces" SET "next" = $3::bigint WHERE "chainId" = $1::int AND "address" = $2`;
 
-/** The next nonce the platform gives from `address` (locked for the transaction); undefined before its first send. */
-export async function lockNonce(tx: Sql, chainId: number, address: Address): Promise<bigint | undefined> {
-  const [row] = await tx.query<{ next: string }>("chain_nonce_lock", LOCK_NONCE, [chainId, address]);
-  return row && BigInt(row.next);
+/**
+ * Takes `count` consecutive nonces from `address`, in the caller's transaction, and returns the first. The stored
+ * next nonce is locked until the transaction ends (two signers never give one nonce twice) and is a floor over
+ * `chainCount`, the node's pending count: a transaction signed and stored but not yet on the node holds its nonce.
+ */
+export async function takeNonces(tx: Sql, chainId: number, address: Address, chainCount: bigint, count: number): Promise<bigint> {
+  const lock = () => tx.query<{ next: string }>("chain_nonce_lock", LOCK_NONCE, [chainId, address]);
+  let [row] = await lock();
+  if (!row) {
+    await tx.query("chain_nonce_ensure", ENSURE_NONCE, [chainId, address]);
+    [row] = await lock();
+  }
+  const stored = BigInt(row.next);
+  const first = stored > chainCount ? stored : chainCount;
+  await tx.query("chain_nonce_set", SET_NONCE, [chainId, address, (first + BigInt(count)).toString()]);
+  return first;
 }
 
-export async function setNonce(tx: Sql, chainId: number, address: Address, next: bigint): Promise<void> {
-  await tx.query("chain_nonce_set", SET_NONCE, [chainId, address, next.toString()]);
-}
 
 export type SignedTransaction = { hash: Hash; raw: Hex; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint; gasLimit: bigint };
 
@@ -183,6 +207,36 @@ const FINISH = `
   UPDATE "chain_sends" SET "status" = $2, "failureReason" = $3, "waitingFor" = NULL, "updatedAt" = now()
   WHERE "id" = $1::uuid AND "status" = ANY($4::text[]) RETURNING 1 AS "finished"`;
 
+const SENDERS = `
+  SELECT DISTINCT "fromAddress" AS "address" FROM "chain_sends"
+  WHERE "chainId" = $1::int AND ("status" IN ('SIGNED', 'SENT', 'MINED') OR ("status" = 'CONFIRMED' AND "blockNumber" >= $2::bigint))`;
+
+/** The addresses with sends open, or confirmed in a block from `sinceBlock` on: those whose nonces the sender checks against the chain. */
+export async function activeSenders(sql: Sql, chainId: number, sinceBlock: bigint): Promise<Address[]> {
+  return (await sql.query<{ address: Address }>("chain_send_senders", SENDERS, [chainId, sinceBlock.toString()])).map((row) => row.address);
+}
+
+const AT_OR_ABOVE = `SELECT ${COLUMNS} FROM "chain_sends" s WHERE s."chainId" = $1::int AND s."fromAddress" = $2 AND s."status" = 'CONFIRMED' AND s."nonce" >= $3::bigint ORDER BY s."nonce" LIMIT $4::int`;
+
+/** `from`'s CONFIRMED sends at or above `nonce` (the chain's count: none of them can be on the chain), lowest first. */
+export async function confirmedFrom(sql: Sql, chainId: number, from: Address, nonce: bigint, take: number): Promise<ChainSend[]> {
+  return (await sql.query<SendRow>("chain_sends_confirmed_from", AT_OR_ABOVE, [chainId, from, nonce.toString(), take])).map(asSend);
+}
+
+const REOPEN = `
+  UPDATE "chain_sends" SET "status" = 'SENT', "blockNumber" = NULL, "broadcastAt" = NULL, "reorgedAt" = now(), "updatedAt" = now()
+  WHERE "id" = $1::uuid AND "status" = 'CONFIRMED' RETURNING 1 AS "reopened"`;
+
+/** A CONFIRMED send whose transaction a reorg deeper than the confirmation depth took off the chain: SENT again, to be broadcast. */
+export async function markReopened(tx: Sql, id: string): Promise<boolean> {
+  return (await tx.query("chain_send_reopen", REOPEN, [id])).length > 0;
+}
+
+/** → ORPHANED: another transaction took its nonce, so none of its own can be mined (see SEND_STATUS). */
+export async function markOrphaned(tx: Sql, id: string, reason: string): Promise<boolean> {
+  return (await tx.query("chain_send_finish", FINISH, [id, "ORPHANED", reason, ["SIGNED", "SENT", "MINED", "CONFIRMED"]])).length > 0;
+}
+
 /** MINED → CONFIRMED at the confirmation depth. */
 export async function markConfirmed(tx: Sql, id: string): Promise<boolean> {
   return (await tx.query("chain_send_finish", FINISH, [id, "CONFIRMED", null, ["MINED"]])).length > 0;
@@ -225,12 +279,25 @@ export function outstandingFrom(sql: Sql, chainId: number, from: Address): Promi
   return sql.query<Outstanding>("chain_sends_outstanding", OUTSTANDING, [chainId, from]);
 }
 
-export type SendBacklog = { chainId: number; pending: number; oldestCreatedAt: Date | null; waitingTokens: number; waitingGas: number; unsweptDeposits: number };
+export type SendBacklog = {
+  chainId: number;
+  pending: number;
+  oldestCreatedAt: Date | null;
+  waitingTokens: number;
+  waitingGas: number;
+  unsweptDeposits: number;
+  /** Sends a reorg deeper than the confirmation depth took off the chain after their confirmation, not yet confirmed again. */
+  reorgedSends: number;
+  /** ORPHANED sends: their nonce taken by a transaction the platform did not sign, waiting for the operator. */
+  orphanedSends: number;
+};
 
 const BACKLOG = `
   SELECT c."chainId",
-    (SELECT count(*)::int FROM "chain_sends" s WHERE s."chainId" = c."chainId" AND s."status" NOT IN ('CONFIRMED', 'FAILED')) AS "pending",
-    (SELECT min(s."createdAt") FROM "chain_sends" s WHERE s."chainId" = c."chainId" AND s."status" NOT IN ('CONFIRMED', 'FAILED')) AS "oldestCreatedAt",
+    (SELECT count(*)::int FROM "chain_sends" s WHERE s."chainId" = c."chainId" AND s."status" NOT IN ('CONFIRMED', 'FAILED', 'ORPHANED')) AS "pending",
+    (SELECT min(s."createdAt") FROM "chain_sends" s WHERE s."chainId" = c."chainId" AND s."status" NOT IN ('CONFIRMED', 'FAILED', 'ORPHANED')) AS "oldestCreatedAt",
+    (SELECT count(*)::int FROM "chain_sends" s WHERE s."chainId" = c."chainId" AND s."reorgedAt" IS NOT NULL AND s."status" NOT IN ('CONFIRMED', 'FAILED')) AS "reorgedSends",
+    (SELECT count(*)::int FROM "chain_sends" s WHERE s."chainId" = c."chainId" AND s."status" = 'ORPHANED') AS "orphanedSends",
     (SELECT count(*)::int FROM "chain_sends" s WHERE s."chainId" = c."chainId" AND s."status" = 'QUEUED' AND s."waitingFor" = 'TOKENS') AS "waitingTokens",
     (SELECT count(*)::int FROM "chain_sends" s WHERE s."chainId" = c."chainId" AND s."status" = 'QUEUED' AND s."waitingFor" = 'GAS') AS "waitingGas",
     (SELECT count(*)::int FROM "chain_deposits" cd JOIN "deposits" d ON d."id" = cd."depositId"

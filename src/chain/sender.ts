@@ -5,13 +5,17 @@ import { inTransaction, type Tx } from "../db/transaction.js";
 import type { Logger } from "../logger.js";
 import type { ChainMetrics } from "./metrics.js";
 import { PassLoop } from "./pass-loop.js";
+import { feeCeilingOf, gasLimitFor } from "./sweeps.js";
 import type { ChainSettings, NetworkSettings } from "./networks.js";
 import { releaseLease, takeLease } from "./records.js";
 import {
-  lockNonce,
+  activeSenders,
+  confirmedFrom,
   markConfirmed,
   markFailed,
   markMined,
+  markOrphaned,
+  markReopened,
   markReplaced,
   markSent,
   markSigned,
@@ -19,13 +23,26 @@ import {
   markWaiting,
   outstandingFrom,
   sendsIn,
-  setNonce,
   SEND_STATUS,
+  takeNonces,
+  WAITING_FOR,
   type ChainSend,
   type SendPurpose,
   type WaitingFor,
 } from "./send-records.js";
-import { baseUnits, bumpedFees, InexactAmount, isAlreadyIn, isRevert, shortError, signTransfer, transferCall, withMargin, type Fees, type TransferCall } from "./transactions.js";
+import {
+  baseUnits,
+  cappedFees,
+  InexactAmount,
+  isAlreadyIn,
+  isRevert,
+  replacementFees,
+  shortError,
+  signTransfer,
+  transferCall,
+  type Fees,
+  type TransferCall,
+} from "./transactions.js";
 
 /**
  * What a send means to the room that asked for it, each step in the transaction that records it:
@@ -63,6 +80,21 @@ export type SenderDeps = {
 const BATCH = 500;
 /** Broadcasts recorded per database transaction. */
 const RECORD_BATCH = 100;
+/**
+ * How many blocks past the confirmation depth a send's address stays checked against the chain (at least 64:
+ * Ethereum's two epochs to finality), so that a reorg deeper than the depth is found. An address that sends
+ * again is checked again, whatever the age of its earlier sends.
+ */
+const recheckBlocks = (confirmations: number) => BigInt(confirmations + Math.max(64, confirmations));
+
+const WAITING_WHY: Record<WaitingFor, string> = {
+  TOKENS: "the sending address lacks the tokens",
+  GAS: "the sending address lacks the native coin for gas",
+  FEES: "the network's fee is above the sweeps' ceiling (a tenth of CHAIN_MAX_FEE_GWEI)",
+};
+
+/** Per sending address, how many of its transactions the chain holds (the next nonce it will mine). */
+type ChainCounts = Map<Address, bigint>;
 
 /**
  * One live network's sender. Every CHAIN_POLL_MS (and at once when this instance queues a send),
@@ -82,6 +114,8 @@ export class NetworkSender {
   private leading = false;
   /** Addresses whose sends failed to sign (each warned of once). */
   private readonly unsendable = new Set<Address>();
+  /** Sends whose next replacement would pass the fee ceiling (each counted and logged once). */
+  private readonly atCeiling = new Set<string>();
   private readonly loop: PassLoop;
   private readonly log: Logger;
 
@@ -129,6 +163,7 @@ export class NetworkSender {
     const leading = await takeLease(sql, chainId, "sender", this.deps.holder, this.leaseMs);
     if (leading !== this.leading) this.log.info({ chainId, holder: this.deps.holder }, leading ? "chain sender took the lease" : "chain sender lost the lease");
     this.leading = leading;
+    this.deps.metrics.senderPasses.inc({ network: this.deps.network.name, leading: String(leading) });
     if (!leading) return;
     const head = await client.getBlockNumber({ cacheTime: 0 });
     await this.follow(chainId, head);
@@ -139,15 +174,67 @@ export class NetworkSender {
   // ------------------------------------------------------------------ 1. sends already signed
 
   private async follow(chainId: number, head: bigint) {
+    // Read before the receipts: a nonce the chain holds then, with no receipt of the send's own after, was not its own.
+    const counts = await this.chainCounts(chainId, head);
+    await this.resendDropped(chainId, counts);
     const open = await sendsIn(this.deps.sql, chainId, [SEND_STATUS.SIGNED, SEND_STATUS.SENT, SEND_STATUS.MINED], BATCH);
     const receipts = await Promise.all(open.map((send) => this.receiptOf(send)));
     for (const [i, send] of open.entries()) {
       const receipt = receipts[i];
+      const next = counts.get(send.fromAddress) ?? send.nonce!;
       if (receipt) await this.onReceipt(send, receipt, head);
       else if (send.status === SEND_STATUS.MINED) await this.onDropped(send);
+      else if (send.nonce! < next) await this.onNonceTaken(send, head);
       else if (send.status === SEND_STATUS.SIGNED || send.broadcastAt === null) await this.broadcast(send);
-      else if (Date.now() - send.broadcastAt.getTime() >= this.deps.settings.replaceAfterMs) await this.replace(chainId, send);
+      // Only the next nonce to mine is outbid: a send behind a gap waits for the gap, not for higher fees.
+      else if (send.nonce === next && Date.now() - send.broadcastAt.getTime() >= this.deps.settings.replaceAfterMs) await this.replace(chainId, send);
     }
+  }
+
+  /** The chain's count of mined transactions of each address with sends open or recently confirmed. */
+  private async chainCounts(chainId: number, head: bigint): Promise<ChainCounts> {
+    const addresses = await activeSenders(this.deps.sql, chainId, head - recheckBlocks(this.deps.network.confirmations));
+    const counts = await Promise.all(addresses.map((address) => this.deps.client.getTransactionCount({ address, blockTag: "latest" })));
+    return new Map(addresses.map((address, i) => [address, BigInt(counts[i])]));
+  }
+
+  /**
+   * A CONFIRMED send at or above its address's count is not on the chain: a reorg deeper than the confirmation
+   * depth took it off. Its nonce is free (the count is below it), so the same signed transaction goes out again:
+   * it cannot pay twice, and it fills the nonce the later sends wait behind (the nonces resync from the chain).
+   * An error, a metric and the operator's report (`reorgedAt`), never only a warning.
+   */
+  private async resendDropped(chainId: number, counts: ChainCounts) {
+    for (const [from, count] of counts) {
+      const dropped = await confirmedFrom(this.deps.sql, chainId, from, count, BATCH);
+      const receipts = await Promise.all(dropped.map((send) => this.receiptOf(send)));
+      for (const [i, send] of dropped.entries()) {
+        if (receipts[i]) continue; // mined again since the count was read
+        if (!(await this.inTx((_tx, sql) => markReopened(sql, send.id)))) continue;
+        this.deps.metrics.sendsReorged.inc({ network: this.deps.network.name });
+        this.log.error(
+          { purpose: send.purpose, purposeId: send.purposeId, transactionHash: send.transactionHash, nonce: send.nonce?.toString(), blockNumber: send.blockNumber?.toString(), chainCount: count.toString() },
+          "a confirmed send left the chain: a reorg deeper than the confirmation depth; broadcasting the same transaction again",
+        );
+        await this.broadcast({ ...send, status: SEND_STATUS.SENT });
+      }
+    }
+  }
+
+  /**
+   * No transaction of the send is on the chain, yet the chain's count has passed its nonce: another transaction,
+   * not signed here (the key used outside the platform), took it. Once that is so at the confirmation depth, the
+   * send can never be mined as signed, and signing it again at another nonce could pay twice (the first comes
+   * back if that transaction is reorganised away): ORPHANED, for the operator. Before the depth: the next pass.
+   */
+  private async onNonceTaken(send: ChainSend, head: bigint) {
+    const atDepth = head - BigInt(this.deps.network.confirmations) + 1n;
+    const countAtDepth = BigInt(await this.deps.client.getTransactionCount({ address: send.fromAddress, blockNumber: atDepth }));
+    if (countAtDepth <= send.nonce! || (await this.receiptOf(send))) return;
+    const reason = `Nonce ${send.nonce} of ${send.fromAddress} was taken by a transaction the platform did not sign`;
+    if (!(await this.inTx((_tx, sql) => markOrphaned(sql, send.id, reason)))) return;
+    this.deps.metrics.sendsOrphaned.inc({ network: this.deps.network.name });
+    this.log.error({ purpose: send.purpose, purposeId: send.purposeId, nonce: send.nonce?.toString(), from: send.fromAddress }, "send orphaned: another transaction took its nonce; the operator decides");
   }
 
   /** The receipt of whichever of its transactions was mined (at most one can be: they share a nonce). */
@@ -229,9 +316,25 @@ export class NetworkSender {
     }
   }
 
-  /** Not mined in time: the same call at the same nonce, with fees at least 12.5% higher, stored first, then broadcast. */
+  /**
+   * Not mined in time: the same call at the same nonce, with fees at least 12.5% higher (at most the network's
+   * ceiling), stored first, then broadcast. A bump above the ceiling is never signed: the send waits at its fees.
+   */
   private async replace(chainId: number, send: ChainSend) {
-    const fees = bumpedFees({ maxFeePerGas: send.maxFeePerGas!, maxPriorityFeePerGas: send.maxPriorityFeePerGas! }, await this.deps.client.estimateFeesPerGas());
+    const previous = { maxFeePerGas: send.maxFeePerGas!, maxPriorityFeePerGas: send.maxPriorityFeePerGas! };
+    const ceiling = this.ceilingOf(send);
+    const fees = replacementFees(previous, await this.deps.client.estimateFeesPerGas(), ceiling);
+    if (!fees) {
+      if (!this.atCeiling.has(send.id)) {
+        this.atCeiling.add(send.id);
+        this.deps.metrics.feeCeilingReached.inc({ network: this.deps.network.name });
+        this.log.error(
+          { purpose: send.purpose, purposeId: send.purposeId, nonce: send.nonce?.toString(), maxFeePerGas: send.maxFeePerGas?.toString(), ceiling: ceiling.toString() },
+          "send not mined and at the fee ceiling: no replacement above CHAIN_MAX_FEE_GWEI; it waits for fees to fall",
+        );
+      }
+      return;
+    }
     const call = transferCall(send, await this.decimalsOf(send.tokenAddress));
     const account = await this.deps.signerFor(this.deps.sql, send.fromAddress);
     const signed = await signTransfer(account, chainId, send.nonce!, call, send.gasLimit!, fees);
@@ -246,7 +349,7 @@ export class NetworkSender {
   private async signQueued(chainId: number) {
     const queued = await sendsIn(this.deps.sql, chainId, [SEND_STATUS.QUEUED], BATCH);
     // The gauge counts the sends waiting at every sending address of the network (the treasury, deposit addresses).
-    const waiting: Record<WaitingFor, number> = { TOKENS: 0, GAS: 0 };
+    const waiting: Record<WaitingFor, number> = { TOKENS: 0, GAS: 0, FEES: 0 };
     if (queued.length > 0) {
       const fees = await this.deps.client.estimateFeesPerGas();
       const byAddress = new Map<Address, ChainSend[]>();
@@ -257,17 +360,20 @@ export class NetworkSender {
           this.deps.metrics.senderErrors.inc({ network: this.deps.network.name });
           if (!this.unsendable.has(from)) this.log.warn({ from, err: shortError(err) }, "sends from this address cannot be signed now; retrying on the next passes");
           this.unsendable.add(from);
-          return { TOKENS: [], GAS: [] };
+          return { TOKENS: [], GAS: [], FEES: [] };
         });
-        waiting.TOKENS += waitingFrom.TOKENS.length;
-        waiting.GAS += waitingFrom.GAS.length;
+        for (const reason of WAITING_FOR) waiting[reason] += waitingFrom[reason].length;
       }
     }
-    for (const reason of ["TOKENS", "GAS"] as const) this.deps.metrics.sendsWaiting.set({ network: this.deps.network.name, reason }, waiting[reason]);
+    for (const reason of WAITING_FOR) this.deps.metrics.sendsWaiting.set({ network: this.deps.network.name, reason }, waiting[reason]);
   }
 
-  /** The queued sends of one address, in order: those it can pay for get consecutive nonces and go out; those that wait, returned. */
-  private async signFrom(chainId: number, from: Address, queued: ChainSend[], fees: Fees): Promise<Record<WaitingFor, ChainSend[]>> {
+  /**
+   * The queued sends of one address, in order: those it can pay for get consecutive nonces and go out; those that
+   * wait, returned. `nodeFees` are the node's; each send bids them held to its ceiling (feeCeilingOf), and a sweep
+   * waits while the node asks more than the sweeps' ceiling.
+   */
+  private async signFrom(chainId: number, from: Address, queued: ChainSend[], nodeFees: Fees): Promise<Record<WaitingFor, ChainSend[]>> {
     const { client, sql } = this.deps;
     const [native, outstanding] = await Promise.all([client.getBalance({ address: from }), outstandingFrom(sql, chainId, from)]);
     let gasLeft = native;
@@ -284,8 +390,12 @@ export class NetworkSender {
     }
 
     const calls: { send: ChainSend; call: TransferCall }[] = [];
-    const waiting: Record<WaitingFor, ChainSend[]> = { TOKENS: [], GAS: [] };
+    const waiting: Record<WaitingFor, ChainSend[]> = { TOKENS: [], GAS: [], FEES: [] };
     for (const send of queued) {
+      if (send.purpose === "SWEEP" && nodeFees.maxFeePerGas > this.ceilingOf(send)) {
+        waiting.FEES.push(send);
+        continue;
+      }
       let call: TransferCall;
       try {
         call = transferCall(send, await this.decimalsOf(send.tokenAddress));
@@ -305,7 +415,7 @@ export class NetworkSender {
     }
     const estimates = await Promise.all(calls.map(({ call }) => client.estimateGas({ account: from, to: call.to, data: call.data, value: call.value }).catch((err: unknown) => err)));
 
-    const ready: { send: ChainSend; call: TransferCall; gasLimit: bigint }[] = [];
+    const ready: { send: ChainSend; call: TransferCall; gasLimit: bigint; fees: Fees }[] = [];
     for (const [i, { send, call }] of calls.entries()) {
       const estimate = estimates[i];
       if (typeof estimate !== "bigint") {
@@ -313,7 +423,8 @@ export class NetworkSender {
         await this.fail(send, `The token refused the transfer: ${shortError(estimate)}`);
         continue;
       }
-      const gasLimit = withMargin(estimate);
+      const gasLimit = gasLimitFor(send.purpose, estimate);
+      const fees = cappedFees(nodeFees, this.ceilingOf(send));
       const cost = gasLimit * fees.maxFeePerGas + call.value;
       if (cost > gasLeft) {
         // Later sends need gas too, and nonces keep the queue's order: all of them wait.
@@ -322,7 +433,7 @@ export class NetworkSender {
         break;
       }
       gasLeft -= cost;
-      ready.push({ send, call, gasLimit });
+      ready.push({ send, call, gasLimit, fees });
     }
     await this.wait(waiting);
     if (ready.length === 0) return waiting;
@@ -331,16 +442,14 @@ export class NetworkSender {
     // The chain's count covers transactions sent from this address by anyone; the stored one, those signed and not yet broadcast.
     const onChain = BigInt(await client.getTransactionCount({ address: from, blockTag: "pending" }));
     const signed = await this.inTx(async (_tx, tx) => {
-      const stored = await lockNonce(tx, chainId, from);
-      let nonce = stored !== undefined && stored > onChain ? stored : onChain;
+      let nonce = await takeNonces(tx, chainId, from, onChain, ready.length);
       const out: ChainSend[] = [];
-      for (const { send, call, gasLimit } of ready) {
+      for (const { send, call, gasLimit, fees } of ready) {
         const transaction = await signTransfer(account, chainId, nonce, call, gasLimit, fees);
         if (!(await markSigned(tx, send.id, nonce, transaction))) throw new Error(`send ${send.id} left QUEUED while it was signed`);
         out.push({ ...send, status: SEND_STATUS.SIGNED, nonce, transactionHash: transaction.hash, rawTransaction: transaction.raw });
         nonce++;
       }
-      await setNonce(tx, chainId, from, nonce);
       return out;
     });
     await this.broadcastAll(signed);
@@ -349,13 +458,12 @@ export class NetworkSender {
 
   /** Sends that cannot go yet: logged once as they start waiting, retried every pass. */
   private async wait(waiting: Record<WaitingFor, ChainSend[]>) {
-    for (const reason of ["TOKENS", "GAS"] as const) {
+    for (const reason of WAITING_FOR) {
       const sends = waiting[reason];
       const newly = sends.filter((send) => send.waitingFor !== reason);
       if (newly.length > 0) {
         await markWaiting(this.deps.sql, newly.map((send) => send.id), reason);
-        const what = reason === "TOKENS" ? "the tokens" : "the native coin for gas";
-        this.log.warn({ count: newly.length, from: newly[0].fromAddress, purposes: newly.slice(0, 10).map((send) => `${send.purpose}:${send.purposeId}`) }, `sends wait: the sending address lacks ${what}`);
+        this.log.warn({ count: newly.length, from: newly[0].fromAddress, purposes: newly.slice(0, 10).map((send) => `${send.purpose}:${send.purposeId}`) }, `sends wait: ${WAITING_WHY[reason]}`);
       }
     }
   }
@@ -369,6 +477,10 @@ export class NetworkSender {
   }
 
   // ------------------------------------------------------------------ helpers
+
+  private ceilingOf(send: ChainSend): bigint {
+    return feeCeilingOf(send.purpose, this.deps.network.maxFeePerGas);
+  }
 
   private outcome(send: ChainSend): SendOutcome | undefined {
     return this.deps.outcomes[send.purpose];

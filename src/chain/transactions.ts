@@ -49,12 +49,29 @@ export async function signTransfer(account: LocalAccount, chainId: number, nonce
   return { hash: keccak256(raw), raw, gasLimit, ...fees };
 }
 
+const bump = (value: bigint) => (value * 9n) / 8n + 1n;
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+
 /** A replacement must outbid the transaction it replaces by at least 10% on both fees (nodes refuse less); 12.5% here. */
 export function bumpedFees(previous: Fees, current: Fees): Fees {
-  const bump = (value: bigint) => (value * 9n) / 8n + 1n;
   const maxPriorityFeePerGas = [bump(previous.maxPriorityFeePerGas), current.maxPriorityFeePerGas].reduce((a, b) => (a > b ? a : b));
   const maxFeePerGas = [bump(previous.maxFeePerGas), current.maxFeePerGas, maxPriorityFeePerGas].reduce((a, b) => (a > b ? a : b));
   return { maxFeePerGas, maxPriorityFeePerGas };
+}
+
+/** Fees held to the network's ceiling (CHAIN_MAX_FEE_GWEI_<NETWORK>): a transaction above what the node asks waits for fees to fall. */
+export function cappedFees(fees: Fees, ceiling: bigint): Fees {
+  const maxFeePerGas = min(fees.maxFeePerGas, ceiling);
+  return { maxFeePerGas, maxPriorityFeePerGas: min(fees.maxPriorityFeePerGas, maxFeePerGas) };
+}
+
+/**
+ * The fees of a replacement (bumped, at most the ceiling), or undefined when even the smallest bump nodes accept
+ * would pass the ceiling: no replacement is signed above it, and the send waits at the fees it has.
+ */
+export function replacementFees(previous: Fees, current: Fees, ceiling: bigint): Fees | undefined {
+  if (bump(previous.maxFeePerGas) > ceiling) return undefined;
+  return cappedFees(bumpedFees(previous, current), ceiling);
 }
 
 /** Gas estimated, plus a fifth: the state may change a little between estimate and mining. */

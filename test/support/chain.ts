@@ -245,6 +245,8 @@ export function liveBaseEnv(anvil: Anvil, token: Token, overrides: Record<string
     CHAIN_CONFIRMATIONS_BASE: "3",
     CHAIN_POLL_MS: "100",
     CHAIN_RPC_TIMEOUT_MS: "1000",
+    // anvil prices gas like a quiet Ethereum (1 gwei base fee, 1 gwei tip), far above Base's default ceiling.
+    CHAIN_MAX_FEE_GWEI_BASE: "100",
     ...overrides,
   };
 }
