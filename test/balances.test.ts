@@ -32,8 +32,8 @@ describe("the three balances", () => {
     expect(res.body).toEqual({
       userId,
       balances: [
-        { currency: "NGN", posted: 0, pending: 500, available: 0 },
-        { currency: "USD", posted: 100, pending: 70, available: 70 },
+        { currency: "NGN", posted: 0, pending: 500, available: 0, livemode: false },
+        { currency: "USD", posted: 100, pending: 70, available: 70, livemode: false },
       ],
     });
     await expectLedgerInvariants(server, tenant.clientId);
@@ -53,7 +53,7 @@ describe("the three balances", () => {
     const { tenant, userId } = await userWithHoldAndPendingDeposit();
     const usd = await rest(server, "GET", `/v1/accounts/usd/${userId}`, { headers: tenant.headers });
     expect(usd.status).toBe(200);
-    expect(usd.body).toEqual({ currency: "USD", balance: 100, posted: 100, pending: 70, available: 70, virtualAccount: null });
+    expect(usd.body).toEqual({ currency: "USD", balance: 100, posted: 100, pending: 70, available: 70, virtualAccount: null, livemode: false });
     const ngn = await rest(server, "GET", `/v1/accounts/ngn/${userId}`, { headers: tenant.headers });
     expect(ngn.body).toMatchObject({ currency: "NGN", balance: 0, posted: 0, pending: 500, available: 0 });
     const res = await gql(server, `query ($id: ID!) { accountBalance(userId: $id, currency: USD) { balance posted pending available } }`, { id: userId }, tenant.headers);
@@ -68,8 +68,8 @@ describe("the three balances", () => {
     await fund(server, tenant.clientId, userId, "DAI", "0.000001");
     const res = await rest(server, "GET", `/v1/balances/${userId}`, { headers: tenant.headers });
     expect(res.body.balances).toEqual([
-      { currency: "DAI", posted: 0.000001, pending: 0.000001, available: 0.000001 },
-      { currency: "EUR", posted: 12.5, pending: 12.5, available: 12.5 },
+      { currency: "DAI", posted: 0.000001, pending: 0.000001, available: 0.000001, livemode: false },
+      { currency: "EUR", posted: 12.5, pending: 12.5, available: 12.5, livemode: false },
     ]);
     expect((await gql(server, BALANCES, { id: userId }, tenant.headers)).body.data.user.balances.map((b: { currency: string }) => b.currency)).toEqual(["DAI", "EUR"]);
   });

@@ -107,14 +107,14 @@ describe("live networks", () => {
     expect((await rest(server, "GET", "/v1/networks")).status).toBe(401);
   });
 
-  it("the sandbox refuses an on-chain deposit on a live network, naming it, by §4's chain id or the RPC's", async () => {
+  it("live mode has no sandbox chain: the helper is 403 TEST_MODE_ONLY, and the sandbox chain's signed event to a live wallet is refused", async () => {
     const { userId } = await custodialUser();
     for (const chainId of [8453, anvil.chainId]) {
       const res = await rest(server, "POST", "/v1/sandbox/deposits", { headers: tenant.headers, body: { userId, currency: "USDC", amount: 5, chainId } });
-      expect(res.status, JSON.stringify(res.body)).toBe(400);
-      expect(res.body.error).toMatch(/BASE .*is a live network/);
+      expect(res.status, JSON.stringify(res.body)).toBe(403);
+      expect(res.body.code).toBe("TEST_MODE_ONLY");
     }
-    // Nor does the sandbox chain's own signed provider event reach a live network.
+    // Nor does the sandbox chain's own signed provider event reach a live wallet.
     const { address } = await custodialUser();
     const transactionHash = `0x${"ab".repeat(32)}`;
     const event = {
@@ -124,10 +124,12 @@ describe("live networks", () => {
     };
     const webhook = await postWebhook(server, "sandbox-chain", event);
     expect(webhook.status).toBe(400);
-    expect(webhook.body.error).toMatch(/BASE .*is a live network/);
-    // A sandbox network still takes them.
-    const sandbox = await rest(server, "POST", "/v1/sandbox/deposits", { headers: tenant.headers, body: { userId, currency: "USDC", amount: 5, chainId: 137 } });
-    expect(sandbox.status).toBe(201);
+    expect(webhook.body.error).toMatch(/live-mode wallet/);
+    // In test mode BASE is simulated here (no CHAIN_TEST_RPC_URL_BASE): the sandbox takes it.
+    const testTenant = await newTenant(server, "test");
+    const testUser = await createUser(server, testTenant);
+    const sandbox = await rest(server, "POST", "/v1/sandbox/deposits", { headers: testTenant.headers, body: { userId: testUser, currency: "USDC", amount: 5, chainId: 8453 } });
+    expect(sandbox.status, JSON.stringify(sandbox.body)).toBe(201);
   });
 });
 
@@ -136,8 +138,8 @@ describe("network and chainId agreement (§4) uses a live network's RPC chain id
   const cases = [
     { name: "a live network with §4's listed id", network: "BASE", chainId: () => 8453, refusal: () => `chainId must be ${anvil.chainId} for BASE` },
     { name: "a live network with its RPC's id", network: "BASE", chainId: () => anvil.chainId, refusal: () => null },
-    { name: "a sandbox network with §4's id", network: "POLYGON", chainId: () => 137, refusal: () => null },
-    { name: "a sandbox network with another id", network: "POLYGON", chainId: () => anvil.chainId, refusal: () => "chainId must be 137 for POLYGON" },
+    { name: "a network not live, with §4's id: live mode cannot use it", network: "POLYGON", chainId: () => 137, refusal: () => "POLYGON is not live on this server" },
+    { name: "a network not live, with another id", network: "POLYGON", chainId: () => anvil.chainId, refusal: () => "chainId must be 137 for POLYGON" },
   ];
   it.each(cases)("$name, on REST and GraphQL", async ({ network, chainId, refusal }) => {
     const userId = await createUser(server, tenant);
@@ -190,11 +192,11 @@ describe("deposits from the chain", () => {
     });
     expect(await balanceOf(userId, "USDC")).toMatchObject({ posted: 0, pending: 12.345678, available: 0 });
     expect((await updates.take()).data.depositUpdated).toMatchObject({ id: pending.id, status: "PENDING", transactionHash: hash });
-    // Only the chain settles it: the sandbox helpers refuse, naming the network as live.
+    // Only the chain settles it: the sandbox helpers refuse a live key.
     for (const action of ["complete", "fail"]) {
       const forced = await rest(server, "POST", `/v1/sandbox/deposits/${pending.id}/${action}`, { headers: tenant.headers });
-      expect(forced.status).toBe(400);
-      expect(forced.body.error).toMatch(/live network/);
+      expect(forced.status).toBe(403);
+      expect(forced.body.code).toBe("TEST_MODE_ONLY");
     }
 
     await anvil.mine(CONFIRMATIONS - 2); // depth CONFIRMATIONS - 1: one short

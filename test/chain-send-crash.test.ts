@@ -78,7 +78,7 @@ describe("the chain sender across SIGKILLs and instances", needs(REQUIREMENTS.po
   }
 
   /** A fresh tenant: a client of its own, and its key's headers. */
-  const newTenant = async () => ({ "x-api-key": await createScratchClient(database.url), "content-type": "application/json" });
+  const newTenant = async () => ({ "x-api-key": await createScratchClient(database.url, "live"), "content-type": "application/json" });
 
   async function fundedUser(url: string, headers: Record<string, string>, amount: string): Promise<string> {
     const user = await call(url, "POST", "/v1/user", headers, userInput());

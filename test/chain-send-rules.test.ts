@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BaseError, ExecutionRevertedError, parseTransaction, recoverTransactionAddress, type Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { feeCeilingOf, gasLimitFor } from "../src/chain/sweeps.js";
+import { feeCeilingOf, gasLimitFor } from "../src/chain/send-fees.js";
 import { bumpedFees, cappedFees, InexactAmount, isAlreadyIn, isRevert, replacementFees, signTransfer, transferCall } from "../src/chain/transactions.js";
 
 // The sender's pure rules: how a send becomes a call, how a replacement is priced, what a node's answer means.

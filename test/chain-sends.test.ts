@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Decimal } from "decimal.js";
 import { erc20Abi, formatUnits, parseEventLogs, type Address, type Hash } from "viem";
 import { sendFor, type ChainSend, type SendPurpose } from "../src/chain/send-records.js";
-import { expectedConversion, ledgerOf, newVirtualAccount, simulateDeposit } from "./support/deposits.js";
+import { expectedConversion, ledgerOf, newVirtualAccount, providerDeposit } from "./support/deposits.js";
 import { createUser, gql, rest } from "./support/http.js";
 import { fund } from "./support/ledger.js";
 import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
@@ -167,15 +167,15 @@ describe("withdrawals on a live network", () => {
     expect(viaGraphql.body.data?.withdrawal ?? viaGraphql.body).toEqual({ status: "COMPLETED", transactionHash: processing.transactionHash });
   });
 
-  it("the sandbox helpers cannot move a withdrawal sent on chain (400), on REST and GraphQL", async () => {
+  it("the sandbox helpers cannot move a live withdrawal sent on chain (403 TEST_MODE_ONLY), on REST and GraphQL", async () => {
     const userId = await fundedUser("10");
     const created = await withdraw(userId, 1, freshAddress());
     const reference = created.body.reference as string;
     const viaRest = await rest(server, "POST", `/v1/sandbox/withdrawals/${reference}/complete`, { headers: tenant.headers });
-    expect(viaRest.status).toBe(400);
-    expect(viaRest.body.error).toContain("live network");
+    expect(viaRest.status).toBe(403);
+    expect(viaRest.body.code).toBe("TEST_MODE_ONLY");
     const viaGraphql = await gql(server, "mutation ($r: ID!) { failWithdrawal(reference: $r) { status } }", { r: reference }, tenant.headers);
-    expect(viaGraphql.body.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
+    expect(viaGraphql.body.errors?.[0].extensions?.code).toBe("TEST_MODE_ONLY");
     await mineUntil(reference, "COMPLETED");
   });
 
@@ -288,9 +288,8 @@ describe("forwards of converted deposits on a live network", () => {
   }
 
   async function completedDeposit(userId: string, amount: string) {
-    const pending = await simulateDeposit(server, tenant, { userId, currency: "USD", amount });
-    const done = await rest(server, "POST", `/v1/sandbox/deposits/${pending.id}/complete`, { headers: tenant.headers });
-    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    // Live mode: the money arrives through the provider's webhook.
+    const pending = await providerDeposit(server, tenant, userId, "USD", amount);
     const { converted } = expectedConversion(amount, "USD", "USDC");
     const fee = new Decimal(converted).times(FEE_PERCENT).div(100).toDecimalPlaces(6, Decimal.ROUND_DOWN);
     return { id: pending.id as string, forwarded: new Decimal(converted).minus(fee).toFixed() };

@@ -79,7 +79,7 @@ describe("a tiny amount end to end", () => {
     const { reference } = JSON.parse(created) as { reference: string };
 
     const cases: [string, RegExp[]][] = [
-      [`/v1/balances/${userId}`, [new RegExp(`"currency":"DAI","posted":${digits(DAI)},"pending":${digits(DAI)},"available":${digits(DAI)}\\}`)]],
+      [`/v1/balances/${userId}`, [new RegExp(`"currency":"DAI","posted":${digits(DAI)},"pending":${digits(DAI)},"available":${digits(DAI)},"livemode":false\\}`)]],
       [`/v1/transactions/ledger/${userId}`, [new RegExp(`"currency":"DAI","amount":${digits(DAI)},"balanceBefore":0,"balanceAfter":${digits(DAI)},`), new RegExp(`"currency":"USDC","amount":-${digits(USDC)},`)]],
       [`/v1/transactions/deposits/${userId}`, [new RegExp(`"amount":${digits(DAI)},"status":"COMPLETED"`)]],
       [`/v1/withdrawals/${reference}`, [new RegExp(`"amount":${digits(USDC)},`)]],

@@ -112,7 +112,7 @@ describe.each(["REST", "GraphQL"] as const)("developerFeePercent over %s", (surf
     expect(await balancesOf(server, tenant, userId)).toEqual({ NGN: "0", USDC: "0" });
 
     const revenue = await rest(server, "GET", "/v1/balances", { headers: tenant.headers });
-    expect(revenue.body).toEqual({ balances: [{ currency: "USDC", posted: Number(developerFee), pending: Number(developerFee), available: Number(developerFee) }] });
+    expect(revenue.body).toEqual({ balances: [{ currency: "USDC", posted: Number(developerFee), pending: Number(developerFee), available: Number(developerFee), livemode: false }] });
     const graph = await gql(server, `{ clientBalances { currency posted pending available } }`, {}, tenant.headers);
     expect(graph.body.data.clientBalances).toEqual([{ currency: "USDC", posted: developerFee, pending: developerFee, available: developerFee }]);
     // Our own conversion fee stays ours (FEES), apart from the client's revenue.
@@ -131,7 +131,7 @@ describe.each(["REST", "GraphQL"] as const)("developerFeePercent over %s", (surf
     const developerFee = feeOf(converted, "10");
     expect(await balancesOf(server, tenant, userId)).toEqual({ USD: "0", USDT: new Decimal(converted).minus(developerFee).toFixed() });
     const revenue = await rest(server, "GET", "/v1/balances", { headers: tenant.headers });
-    expect(revenue.body.balances).toEqual([{ currency: "USDT", posted: Number(developerFee), pending: Number(developerFee), available: Number(developerFee) }]);
+    expect(revenue.body.balances).toEqual([{ currency: "USDT", posted: Number(developerFee), pending: Number(developerFee), available: Number(developerFee), livemode: false }]);
     await expectLedgerInvariants(server, tenant.clientId);
   });
 });

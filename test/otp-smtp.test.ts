@@ -83,7 +83,8 @@ describe("POST /v1/client-auth/verify", () => {
     const ttl = Date.parse(res.body.expiresAt) - Date.now();
     expect(ttl).toBeGreaterThan(59 * 60_000);
     expect(ttl).toBeLessThanOrEqual(60 * 60_000);
-    expect(await server.app.db.prisma.client.count({ where: { email } })).toBe(1);
+    // The business signed up: its test and live tenants (SPEC §15).
+    expect(await server.app.db.prisma.client.count({ where: { email } })).toBe(2);
   });
 
   it("signs an existing client in to the same account", async () => {

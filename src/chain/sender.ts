@@ -5,7 +5,7 @@ import { inTransaction, type Tx } from "../db/transaction.js";
 import type { Logger } from "../logger.js";
 import type { ChainMetrics } from "./metrics.js";
 import { PassLoop } from "./pass-loop.js";
-import { feeCeilingOf, gasLimitFor } from "./sweeps.js";
+import { feeCeilingOf, gasLimitFor } from "./send-fees.js";
 import type { ChainSettings, NetworkSettings } from "./networks.js";
 import { releaseLease, takeLease } from "./records.js";
 import {

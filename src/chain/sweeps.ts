@@ -3,35 +3,11 @@ import { Decimal } from "decimal.js";
 import { erc20Abi, formatEther, parseUnits, type Address, type PublicClient } from "viem";
 import type { Sql, SqlDatabase } from "../db/sql.js";
 import type { Logger } from "../logger.js";
-import { queueSend, type ChainSend, type SendPurpose } from "./send-records.js";
+import { queueSend, type ChainSend } from "./send-records.js";
 import type { SendOutcome } from "./sender.js";
-import { withMargin } from "./transactions.js";
 
 /** A failed sweep of an address and token is tried again after this long (a paused token must not queue one per pass). */
 const RETRY_FAILED_AFTER = "5 minutes";
-
-/**
- * Sweeps never cost more than they move: they are the platform's own business and never urgent, so a sweep and
- * its gas top-up bid at most this fraction of the network's fee ceiling (CHAIN_MAX_FEE_GWEI_<NETWORK>), and a
- * sweep waits (FEES) while the node asks more. At the default ceilings a sweep with its top-up (about 80,000 gas)
- * then costs at most 0.0016 ETH on Ethereum, cents elsewhere: less than CHAIN_SWEEP_MIN of a dollar stablecoin
- * (docs/chain.md, Sweeps).
- */
-const SWEEP_FEE_SHARE = 10n;
-
-/** The most a send of this purpose bids per gas. */
-export function feeCeilingOf(purpose: SendPurpose, networkCeiling: bigint): bigint {
-  return purpose === "SWEEP" || purpose === "GAS" ? networkCeiling / SWEEP_FEE_SHARE : networkCeiling;
-}
-
-/**
- * A sweep's gas limit is the node's estimate itself: it moves the address's own tokens, which only incoming
- * transfers change, so the estimate holds; a margin would be gas money left on the address after every sweep
- * (its top-up pays gasLimit × maxFeePerGas). Other sends keep a fifth more (the treasury's state moves).
- */
-export function gasLimitFor(purpose: SendPurpose, estimate: bigint): bigint {
-  return purpose === "SWEEP" ? estimate : withMargin(estimate);
-}
 
 type Candidate = { address: Address; tokenAddress: Address; amount: string; depositIds: string[] };
 

@@ -251,6 +251,12 @@ export function liveBaseEnv(anvil: Anvil, token: Token, overrides: Record<string
   };
 }
 
+/** The same as liveBaseEnv, for test mode: BASE is a test chain (CHAIN_TEST_…) served from the test treasury. */
+export function testBaseEnv(anvil: Anvil, token: Token, overrides: Record<string, string> = {}): Record<string, string> {
+  const perNetwork = /^CHAIN_(RPC_URL|TOKEN|CONFIRMATIONS|START_BLOCK|MAX_FEE_GWEI)_/;
+  return Object.fromEntries(Object.entries(liveBaseEnv(anvil, token, overrides)).map(([name, value]) => [name.replace(perNetwork, "CHAIN_TEST_$1_"), value]));
+}
+
 /**
  * A custodian master key for the tests (CUSTODIAN_MASTER_KEY) and its treasuries' addresses, live
  * m/44'/60'/1'/0/0 and test m/44'/60'/3'/0/0, derived here with viem, apart from the product's code.

@@ -4,16 +4,17 @@ import { Decimal } from "decimal.js";
 import pg from "pg";
 import { erc20Abi, getAddress, parseEventLogs, type Address } from "viem";
 import { HDKey, hdKeyToAccount } from "viem/accounts";
-import { deployToken, liveBaseEnv, startAnvil, type Anvil, type Token } from "./chain.js";
+import { deployToken, startAnvil, testBaseEnv, type Anvil, type Token } from "./chain.js";
 
 /**
- * The crash run's chain: an anvil with the test token as BASE's USDC, a treasury (from a fixed
- * CUSTODIAN_MASTER_KEY) holding tokens and ETH, the env that makes BASE live for every server process
+ * The crash run's chain: an anvil with the test token as BASE's USDC, the test treasury (from a fixed
+ * CUSTODIAN_MASTER_KEY) holding tokens and ETH, the env that makes BASE a test chain (the run works with
+ * a test key: its sandbox deposits fund the withdrawals, SPEC §15) for every server process
  * of the run, and at the end the count read from the token's own logs: exactly one transfer for each
  * withdrawal COMPLETED, none for one FAILED or refused, none the product does not know.
  */
 const MASTER_KEY = HDKey.fromMasterSeed(new Uint8Array(64).fill(7)).privateExtendedKey;
-const TREASURY = hdKeyToAccount(HDKey.fromExtendedKey(MASTER_KEY), { accountIndex: 1, addressIndex: 0 }).address;
+const TREASURY = hdKeyToAccount(HDKey.fromExtendedKey(MASTER_KEY), { accountIndex: 3, addressIndex: 0 }).address;
 const CONFIRMATIONS = 3;
 
 /** A withdrawal the run asked for on BASE: its own fresh destination, and the reference if its answer gave one. */
@@ -52,7 +53,7 @@ export async function startCrashChain(): Promise<CrashChain> {
     await anvil.rpc("anvil_setBalance", [TREASURY, `0x${(1000n * 10n ** 18n).toString(16)}`]);
     return {
       // Replacement would only add transactions to count: a stuck send is not this run's subject.
-      env: { ...liveBaseEnv(anvil, token, { CHAIN_CONFIRMATIONS_BASE: String(CONFIRMATIONS), CHAIN_REPLACE_AFTER_MS: "600000" }), CUSTODIAN_MASTER_KEY: MASTER_KEY },
+      env: { ...testBaseEnv(anvil, token, { CHAIN_CONFIRMATIONS_BASE: String(CONFIRMATIONS), CHAIN_REPLACE_AFTER_MS: "600000" }), CUSTODIAN_MASTER_KEY: MASTER_KEY },
       chainId: anvil.chainId,
       newDestination: () => getAddress(`0x${randomBytes(20).toString("hex")}`),
       setPaused: async (paused) => void (await token.setPaused(paused)),

@@ -23,6 +23,21 @@ export function postWebhook(server: TestServer, provider: string, event: unknown
   return rest(server, "POST", `/v1/webhooks/${provider}`, { rawBody, headers: header === null ? {} : { "x-webhook-signature": header } });
 }
 
+/**
+ * A fiat deposit as its provider reports it through the signed webhook (received, then completed): the
+ * only way money enters live mode. Returns the deposit record.
+ */
+export async function providerDeposit(server: TestServer, tenant: Tenant, userId: string, currency: string, amount: string) {
+  const account = await server.app.db.prisma.virtualAccount.findFirstOrThrow({ where: { userId, currency, clientId: tenant.clientId } });
+  const reference = `prv_${crypto.randomUUID()}`;
+  const data = { reference, accountNumber: account.accountNumber, amount, currency, ...(currency === "NGN" ? { paymentReference: "NIP0123456789AB" } : {}) };
+  const received = await postWebhook(server, account.provider, { id: crypto.randomUUID(), type: "deposit.received", data });
+  expect(received.status, JSON.stringify(received.body)).toBeLessThan(300);
+  const completed = await postWebhook(server, account.provider, { id: crypto.randomUUID(), type: "deposit.completed", data: { reference } });
+  expect(completed.status, JSON.stringify(completed.body)).toBeLessThan(300);
+  return server.app.db.prisma.deposit.findFirstOrThrow({ where: { eventId: reference } });
+}
+
 export async function newVirtualAccount(server: TestServer, tenant: Tenant, userId: string, currency: string, body: Record<string, unknown> = {}) {
   const res = await rest(server, "POST", `/v1/virtual-account/${currency}`, { headers: tenant.headers, body: { userId, ...body } });
   expect(res.status).toBe(200);

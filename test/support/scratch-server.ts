@@ -35,11 +35,11 @@ export async function createScratchDatabase(baseUrl: string, prefix: string): Pr
   };
 }
 
-/** A client with one API key, created in the database directly (migrating it first); returns the key. */
-export async function createScratchClient(databaseUrl: string): Promise<string> {
+/** A client with one API key of `mode`, created in the database directly (migrating it first); returns the key. */
+export async function createScratchClient(databaseUrl: string, mode: "test" | "live" = "test"): Promise<string> {
   const db = await openDatabase({ url: databaseUrl, logger: createLogger("warn"), poolSize: 2 });
   try {
-    const { apiKey } = await createClientWithKey(db.prisma, new ApiKeyService(db.prisma), { email: `scratch-${crypto.randomUUID()}@example.com` });
+    const { apiKey } = await createClientWithKey(db.prisma, new ApiKeyService(db.prisma), { email: `scratch-${crypto.randomUUID()}@example.com`, mode });
     return apiKey.key;
   } finally {
     await db.close();
