@@ -28,7 +28,7 @@ async function createClient(dataDir: string): Promise<string> {
     ["scripts/create-client.ts", "--email", `ops-${crypto.randomUUID()}@example.com`, "--name", "Ops"],
     { cwd: process.cwd(), env: { PATH: process.env.PATH, NODE_ENV: "test", DATA_DIR: dataDir, ...SHARED_SECRETS }, timeout: 60_000 },
   );
-  const key = /^api key (\S+)$/m.exec(stdout)?.[1];
+  const key = /^api key (\S+)/m.exec(stdout)?.[1];
   if (!key) throw new Error(`client:create printed no key:\n${stdout}`);
   return key;
 }

@@ -89,8 +89,8 @@ describe("npm run listen and npm run trigger", { timeout: 120_000 }, () => {
       expect(completed, JSON.stringify(receiver.received.map((request) => request.body))).toBeDefined();
       const eventId = completed!.headers["webhook-id"] as string;
       expect(JSON.parse(completed!.body)).toMatchObject({ id: eventId, type: "deposit.completed", data: { object: { id: depositId, status: "COMPLETED" } } });
-      const { id, type, createdAt, data } = (await (await fetch(`${server.url}/v1/events/${eventId}`, { headers: tenant.headers })).json()) as Record<string, unknown>;
-      expect(completed!.body).toBe(JSON.stringify({ id, type, createdAt, data }));
+      const { id, type, createdAt, livemode, data } = (await (await fetch(`${server.url}/v1/events/${eventId}`, { headers: tenant.headers })).json()) as Record<string, unknown>;
+      expect(completed!.body).toBe(JSON.stringify({ id, type, createdAt, livemode, data }));
       expect(receiver.received.every((request) => verified(request))).toBe(true);
 
       // One line per event, with what the receiver answered.

@@ -1590,6 +1590,8 @@ export interface components {
             type: "user.created" | "user.updated" | "virtual_account.created" | "deposit.created" | "deposit.completed" | "deposit.failed" | "withdrawal.created" | "withdrawal.processing" | "withdrawal.completed" | "withdrawal.failed" | "withdrawal.returned" | "withdrawal.cancelled" | "conversion.completed" | "card.transaction.created" | "card.authorization.created" | "card.authorization.captured" | "card.authorization.reversed" | "card.authorization.expired" | "api_key.created" | "api_key.revoked" | "api_key.rolled";
             /** Format: date-time */
             createdAt: string;
+            /** @description whether it happened in live mode; its object carries the same */
+            livemode: boolean;
             data: {
                 /** @description the resource as its REST path shows it */
                 object: {
@@ -7088,6 +7090,7 @@ export interface operations {
                      *           "id": "evt_000000000000a3f20000000000000007",
                      *           "type": "deposit.completed",
                      *           "createdAt": "2026-11-24T09:30:02.000Z",
+                     *           "livemode": false,
                      *           "data": {
                      *             "object": {
                      *               "id": "5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9",
@@ -7310,6 +7313,7 @@ export interface operations {
                      *       "id": "evt_000000000000a3f20000000000000007",
                      *       "type": "deposit.completed",
                      *       "createdAt": "2026-11-24T09:30:02.000Z",
+                     *       "livemode": false,
                      *       "data": {
                      *         "object": {
                      *           "id": "5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9",
