@@ -33,7 +33,7 @@ describe("the chain watcher across processes", needs(REQUIREMENTS.postgres), () 
     database = await createScratchDatabase(testDatabaseUrl!, "chain");
     db = new pg.Client({ connectionString: database.url });
     await db.connect();
-    headers = { "x-api-key": await createScratchClient(database.url), "content-type": "application/json" };
+    headers = { "x-api-key": await createScratchClient(database.url, "live"), "content-type": "application/json" };
     anvil = await startAnvil();
     token = await deployToken(anvil);
     await token.mint(anvil.accounts[1], 10n ** 15n);

@@ -74,7 +74,7 @@ describe("withdrawal helpers racing", needs(REQUIREMENTS.postgres), () => {
     expect(events["withdrawal.returned"]).toBe(1);
     expect(await balanceOf(server, tenant, userId, "NGN")).toBe("990");
     const revenue = await rest(server, "GET", "/v1/balances", { headers: tenant.headers });
-    expect(revenue.body.balances).toEqual([{ currency: "NGN", posted: 10, pending: 10, available: 10 }]);
+    expect(revenue.body.balances).toEqual([{ currency: "NGN", posted: 10, pending: 10, available: 10, livemode: false }]);
     await expectLedgerInvariants(server, tenant.clientId);
   });
 });
@@ -101,7 +101,7 @@ describe("withdrawals with a developer fee racing", needs(REQUIREMENTS.postgres)
     expect(await balanceOf(server, tenant, userId, "USD")).toBe("4.94");
     expect(await server.app.db.prisma.withdrawal.count({ where: { userId } })).toBe(6);
     const revenue = await rest(server, "GET", "/v1/balances", { headers: tenant.headers });
-    expect(revenue.body.balances).toEqual([{ currency: "USD", posted: 15, pending: 15, available: 15 }]);
+    expect(revenue.body.balances).toEqual([{ currency: "USD", posted: 15, pending: 15, available: 15, livemode: false }]);
     await expectLedgerInvariants(server, tenant.clientId);
   });
 });
