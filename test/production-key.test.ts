@@ -27,8 +27,8 @@ describe("npm run client:create in production", { timeout: 90_000 }, () => {
 
   it("needs only DATABASE_URL: it prints a key, and the server accepts it", needs(REQUIREMENTS.postgres), async () => {
     const { stdout } = await createClient({ DATABASE_URL: testDatabaseUrl! });
-    const key = /^api key (\S+)$/m.exec(stdout)?.[1];
-    expect(key, stdout).toMatch(/^fpk_/);
+    const key = /^api key (\S+)/m.exec(stdout)?.[1];
+    expect(key, stdout).toMatch(/^fpk_live_/);
     const res = await fetch(`${server!.url}/v1/api-keys`, { headers: { "x-api-key": key! } });
     expect(res.status).toBe(200);
   });

@@ -147,7 +147,7 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
           const operation = nextOperation();
           operations.push(operation);
           const answer = await call(url, "POST", operation.path, { ...headers, "idempotency-key": operation.key }, operation.body).catch(() => undefined);
-          if (answer && answer.status >= 500) serverErrorAnswers.push(`${operation.path} ${answer.status} ${JSON.stringify(answer.body)}`);
+          if (answer && isServerError(answer)) serverErrorAnswers.push(`${operation.path} ${answer.status} ${JSON.stringify(answer.body)}`);
           if (answer) firstAnswers.set(operation.key, answer);
           if (answer) answered();
         }
@@ -175,7 +175,7 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
       const retry = await call(server!.url, "POST", operation.path, keyed, operation.body);
       const again = await call(server!.url, "POST", operation.path, keyed, operation.body);
       retries.set(operation.key, retry);
-      for (const answer of [retry, again]) if (answer.status >= 500) serverErrorAnswers.push(`retry of ${operation.path} ${answer.status} ${JSON.stringify(answer.body)}`);
+      for (const answer of [retry, again]) if (isServerError(answer)) serverErrorAnswers.push(`retry of ${operation.path} ${answer.status} ${JSON.stringify(answer.body)}`);
       const first = firstAnswers.get(operation.key);
       if (retry.status === 409) problems.push(`key ${operation.key} is stuck: 409 ${JSON.stringify(retry.body)}`);
       if (retry.body?.code === "INTERNAL" || retry.body?.code === "SERVICE_UNAVAILABLE") problems.push(`key ${operation.key}: the retry failed ${JSON.stringify(retry.body)}`);
@@ -436,4 +436,12 @@ async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => P
   await Promise.all(Array.from({ length: limit }, async () => {
     while (next < items.length) await work(items[next++]);
   }));
+}
+
+/**
+ * A 5xx the server should never give. The binding contract's one 5xx that is a client's answer is a
+ * withdrawal's insufficient funds (500 {error, details}, code INSUFFICIENT_FUNDS): not a server error.
+ */
+function isServerError(answer: Answer): boolean {
+  return answer.status >= 500 && (answer.body as { code?: unknown } | undefined)?.code !== "INSUFFICIENT_FUNDS";
 }
