@@ -177,7 +177,7 @@ describe("one bad deposit is isolated", () => {
 describe("a reorg deeper than the depth takes a completed deposit's transfer", () => {
   // Passes alone; after the file's earlier reorgs the genuine deposit's sweep is not sent within the wait: the
   // sender's resending of the treasury's dropped sends (a deep reorg) and the sweeps here interact. Open, in docs/chain.md.
-  it("the deposit is flagged ORPHANED, logged once, counted; the address's later deposits are still swept", needs(OPEN_DEFECT), async () => {
+  it("the deposit is flagged ORPHANED, logged once, counted; the address's later deposits are still swept", { ...needs(OPEN_DEFECT), timeout: 120_000 }, async () => {
     const { userId, address } = await custodialUser();
     await token.transfer(sender, address, units("25"));
     await anvil.mine(CONFIRMATIONS - 1);
@@ -207,5 +207,5 @@ describe("a reorg deeper than the depth takes a completed deposit's transfer", (
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     expect(metrics).toMatch(/^chain_deposits_flagged\{network="BASE",flag="ORPHANED"\} 1$/m);
     expect(metrics).toMatch(/^chain_deposits_orphaned_total\{network="BASE"\} [1-9]/m);
-  }, 120_000);
+  });
 });
