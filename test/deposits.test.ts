@@ -36,7 +36,7 @@ describe("virtual account deposit", () => {
     await newVirtualAccount(server, tenant, userId, "ngn");
 
     const pending = await simulateDeposit(server, tenant, { userId, currency: "ngn", amount: 250000.5 });
-    expect(Object.keys(pending)).toEqual([...DEPOSIT_KEYS, "paymentReference", "livemode"]);
+    expect(Object.keys(pending)).toEqual([...DEPOSIT_KEYS, "paymentReference"]);
     expect(pending).toMatchObject({ userId, amount: 250000.5, status: "PENDING", currency: "NGN" });
     expect(await ledgerOf(server, tenant, userId)).toEqual([]);
 
@@ -63,7 +63,7 @@ describe("virtual account deposit", () => {
     await newVirtualAccount(server, tenant, userId, "usd", { destinationAsset: "USDT", address: EXTERNAL_ADDRESS });
 
     const pending = await simulateDeposit(server, tenant, { userId, currency: "USD", amount: "1234.57" });
-    expect(Object.keys(pending)).toEqual([...DEPOSIT_KEYS, "livemode"]);
+    expect(Object.keys(pending)).toEqual(DEPOSIT_KEYS);
     expect((await complete(tenant, pending.id)).body.status).toBe("COMPLETED");
 
     const { fee, sold, converted } = expectedConversion("1234.57", "USD", "USDT");
@@ -95,7 +95,7 @@ describe("on-chain deposit", () => {
     const userId = await createUser(server, tenant);
 
     const pending = await simulateDeposit(server, tenant, { userId, currency: "usdc", amount: "12.345678", chainId: 8453 });
-    expect(Object.keys(pending)).toEqual([...DEPOSIT_KEYS, "tokenAddress", "transactionHash", "chainId", "livemode"]);
+    expect(Object.keys(pending)).toEqual([...DEPOSIT_KEYS, "tokenAddress", "transactionHash", "chainId"]);
     expect(pending).toMatchObject({ currency: "USDC", amount: 12.345678, status: "PENDING", tokenAddress: BASE_USDC, chainId: 8453 });
     expect(pending.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(pending.eventId).toBe(`${pending.transactionHash}:0`);
@@ -229,7 +229,7 @@ describe("GET /v1/transactions/deposits/{userId}", () => {
     for (const amount of [1, 2, 3]) ids.push((await simulateDeposit(server, tenant, { userId, currency: "USDC", amount })).id);
     const all = await depositsOf(server, tenant, userId);
     expect(all.map((d) => d.id)).toEqual([...ids].reverse());
-    expect(Object.keys(all[0])).toEqual([...DEPOSIT_KEYS, "tokenAddress", "transactionHash", "chainId", "livemode"]);
+    expect(Object.keys(all[0])).toEqual([...DEPOSIT_KEYS, "tokenAddress", "transactionHash", "chainId"]);
     expect((await depositsOf(server, tenant, userId, "?page=2&limit=2")).map((d) => d.id)).toEqual([ids[0]]);
     for (const query of ["?limit=0", "?limit=1001", "?page=0", "?page=x"]) {
       const res = await rest(server, "GET", `/v1/transactions/deposits/${userId}${query}`, { headers: tenant.headers });

@@ -5,7 +5,7 @@ import type { Tenant, TestServer } from "./server.js";
 import { rest } from "./http.js";
 
 /** The contract's deposit record keys; the optional ones appear only on the deposits they describe. */
-export const DEPOSIT_KEYS = ["id", "userId", "eventId", "amount", "status", "currency", "createdAt", "updatedAt"];
+export const DEPOSIT_KEYS = ["id", "userId", "eventId", "amount", "status", "currency", "createdAt", "updatedAt", "livemode"];
 
 /** Signs like a provider would: HMAC-SHA256 over the bytes of `${t}.` and the raw body, written here independently of the server's code. */
 export function signature(secret: string, rawBody: string | Buffer, timestamp = Math.floor(Date.now() / 1000)) {
