@@ -6,7 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { keccak256, type Address, type Hash } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { deployToken, freshAddress, liveBaseEnv, startAnvil, testCustody, type Anvil, type Token } from "./support/chain.js";
+import { deployToken, freshAddress, startAnvil, testBaseEnv, testCustody, type Anvil, type Token } from "./support/chain.js";
 import { userInput } from "./support/http.js";
 import { killInstance, startInstance, type Instance } from "./support/instance.js";
 import { needs, REQUIREMENTS } from "./support/requirements.js";
@@ -24,7 +24,9 @@ import { until } from "./support/until.js";
 
 const CONFIRMATIONS = 3;
 const ETH = 10n ** 18n;
-const { masterKey, treasury } = testCustody();
+// BASE is a test chain here (the sender serves it exactly as a live one), so a test key funds its users with
+// sandbox deposits and the test treasury sends.
+const { masterKey, testTreasury: treasury } = testCustody();
 
 type Withdrawal = { reference: string; status: string; transactionHash?: string | null };
 type StoredSend = { status: string; transactionHash: Hash; nonce: string; broadcastAt: Date | null };
@@ -65,7 +67,7 @@ describe("the chain sender across SIGKILLs and instances", needs(REQUIREMENTS.po
   /** A server process on the scratch database, its BASE live through the proxy; resolves once it knows the chain's id. */
   async function launch(headers: Record<string, string>): Promise<Instance> {
     const env = scratchServerEnv(database.url, dataDir, {
-      ...liveBaseEnv(anvil, token, { CHAIN_RPC_URL_BASE: proxy.url, CHAIN_CONFIRMATIONS_BASE: String(CONFIRMATIONS), CHAIN_REPLACE_AFTER_MS: "600000" }),
+      ...testBaseEnv(anvil, token, { CHAIN_RPC_URL_BASE: proxy.url, CHAIN_CONFIRMATIONS_BASE: String(CONFIRMATIONS), CHAIN_REPLACE_AFTER_MS: "600000" }),
       CUSTODIAN_MASTER_KEY: masterKey,
     });
     const instance = await startInstance(env);
@@ -78,7 +80,7 @@ describe("the chain sender across SIGKILLs and instances", needs(REQUIREMENTS.po
   }
 
   /** A fresh tenant: a client of its own, and its key's headers. */
-  const newTenant = async () => ({ "x-api-key": await createScratchClient(database.url, "live"), "content-type": "application/json" });
+  const newTenant = async () => ({ "x-api-key": await createScratchClient(database.url), "content-type": "application/json" });
 
   async function fundedUser(url: string, headers: Record<string, string>, amount: string): Promise<string> {
     const user = await call(url, "POST", "/v1/user", headers, userInput());
