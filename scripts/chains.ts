@@ -3,11 +3,13 @@
 // address and its native and token balances, and from the database the sends not yet final (and the
 // oldest one's age) and the completed deposits not yet swept. Uses the server's settings (CHAIN_*, the
 // database, the master key). What the database tells is null while a running server holds the
-// embedded one.
+// embedded one. Then each mode's reconciliation per token (docs/chain.md, Reconciliation): what its
+// chains hold against what the platform owes, and the difference (a shortfall is an ERROR line).
 import { parseArgs } from "node:util";
 import { erc20Abi, formatEther, formatUnits, type Address } from "viem";
-import { chainClient } from "../src/chain/clients.js";
+import { chainClient, tokenDecimals } from "../src/chain/clients.js";
 import { chainNetworks, type NetworkSettings } from "../src/chain/networks.js";
+import { reconcile, type TokenReconciliation } from "../src/chain/reconciliation.js";
 import { cursorsOf } from "../src/chain/records.js";
 import { sendBacklog, type SendBacklog } from "../src/chain/send-records.js";
 import { treasuryAccount } from "../src/chain/treasury.js";
@@ -37,6 +39,11 @@ type Report = {
   reorgedSends: number | null;
   /** Sends whose nonce a transaction the platform did not sign took (ORPHANED): for the operator. */
   orphanedSends: number | null;
+  /**
+   * The reconciliation of each token this network lists, for its whole mode (every network of the mode on a
+   * chain summed: the ledger does not say on which network a balance is); null when it cannot be read now.
+   */
+  reconciliation: Record<string, TokenReconciliation | null>;
 };
 
 const config = loadConfig();
@@ -45,17 +52,38 @@ const masterKey = loadOrCreateMasterKey({ configured: config.custodianMasterKey,
 const treasuries = { live: treasuryAccount(masterKey, "live").address, test: treasuryAccount(masterKey, "test").address };
 const modeOfNetwork = (network: NetworkSettings) => (network.livemode ? "live" : "test");
 
-type FromDatabase = { synced: Map<number, number>; backlog: Map<number, SendBacklog> };
+type Books = { reports: TokenReconciliation[] } | { error: string };
+type FromDatabase = { synced: Map<number, number>; backlog: Map<number, SendBacklog>; books: Record<"live" | "test", Books> };
 
-/** The synced blocks and the sends' backlog by chain id, from the database (undefined when the embedded one is held by a running server). */
-async function fromDatabase(chainIds: number[]): Promise<FromDatabase | undefined> {
+/** Each mode's books, reconciled over its networks on a chain; not when one of them does not answer. */
+async function booksOf(sql: Parameters<typeof reconcile>[0], networks: NetworkSettings[], up: boolean[], mode: "live" | "test"): Promise<Books> {
+  const ofMode = networks.filter((network) => modeOfNetwork(network) === mode);
+  if (ofMode.some((network) => !up[networks.indexOf(network)])) return { error: "an RPC of the mode is down" };
+  const reconciled = ofMode.map((settings) => {
+    const client = chainClient(settings, config.chain);
+    return { settings, client, treasury: treasuries[mode], decimalsOf: tokenDecimals(client) };
+  });
+  return reconcile(sql, mode, reconciled).then(
+    (reports) => ({ reports }),
+    (err: Error) => ({ error: err.message.split("\n")[0] }),
+  );
+}
+
+/** The synced blocks, the sends' backlog by chain id and the books, from the database (undefined when the embedded one is held by a running server). */
+async function fromDatabase(chainIds: number[], networks: NetworkSettings[], up: boolean[]): Promise<FromDatabase | undefined> {
   try {
     const db = await openDatabase({ url: config.databaseUrl, embeddedDir: embeddedDataDir(config.dataDir), role: "tool", logger: createLogger("warn") });
     try {
-      const [cursors, backlog] = await Promise.all([cursorsOf(db.sql, chainIds), sendBacklog(db.sql, chainIds)]);
+      const [cursors, backlog, live, test] = await Promise.all([
+        cursorsOf(db.sql, chainIds),
+        sendBacklog(db.sql, chainIds),
+        booksOf(db.sql, networks, up, "live"),
+        booksOf(db.sql, networks, up, "test"),
+      ]);
       return {
         synced: new Map(cursors.map((cursor) => [cursor.chainId, Number(cursor.blockNumber)])),
         backlog: new Map(backlog.map((row) => [row.chainId, row])),
+        books: { live, test },
       };
     } finally {
       await db.close();
@@ -97,7 +125,9 @@ async function main() {
     return;
   }
   const chain = await Promise.all(networks.map((network) => fromChain(network).catch((err: Error) => err)));
-  const database = await fromDatabase(chain.flatMap((answer) => (answer instanceof Error ? [] : [answer.chainId])));
+  const up = chain.map((answer) => !(answer instanceof Error));
+  const database = await fromDatabase(chain.flatMap((answer) => (answer instanceof Error ? [] : [answer.chainId])), networks, up);
+  const booksOfMode = (mode: "live" | "test") => (database ? database.books[mode] : { error: "the server holds the embedded database" });
   const reports: Report[] = networks.map((network, i) => {
     const answer = chain[i];
     const up = !(answer instanceof Error);
@@ -120,6 +150,12 @@ async function main() {
       oldestPendingSeconds: oldest === undefined ? null : Math.max(0, (Date.now() - oldest) / 1000),
       reorgedSends: backlog?.reorgedSends ?? null,
       orphanedSends: backlog?.orphanedSends ?? null,
+      reconciliation: Object.fromEntries(
+        Object.keys(network.tokens).map((symbol) => {
+          const books = booksOfMode(modeOfNetwork(network));
+          return [symbol, "reports" in books ? (books.reports.find((report) => report.token === symbol) ?? null) : null];
+        }),
+      ),
     };
   });
   if (values.json) {
@@ -140,6 +176,25 @@ async function main() {
         : []),
     ];
     process.stdout.write(`${lines.join("\n")}\n`);
+  }
+  for (const mode of ["live", "test"] as const) {
+    if (!networks.some((network) => modeOfNetwork(network) === mode)) continue;
+    const books = booksOfMode(mode);
+    process.stdout.write(`Reconciliation [${mode} mode] (every network of the mode on a chain, at the block its watcher finished)\n`);
+    if ("error" in books) {
+      process.stdout.write(`  not available: ${books.error}\n`);
+      continue;
+    }
+    for (const report of books.reports) {
+      const short = report.difference.startsWith("-");
+      process.stdout.write(
+        [
+          `  ${report.token}  on chain ${report.onChain} (${report.networks.map((n) => `${n.network}: treasury ${n.treasury}, deposit addresses ${n.depositAddresses}`).join("; ")})`,
+          `    liabilities ${report.liabilities} (users' balances ${report.userBalances}, client revenue ${report.clientRevenue}, withdrawals and forwards not yet on chain ${report.sendsNotOnChain})`,
+          `    ${short ? "ERROR: shortfall" : report.difference === "0" ? "balanced" : "surplus"} ${report.difference}`,
+        ].join("\n") + "\n",
+      );
+    }
   }
 }
 

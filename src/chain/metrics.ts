@@ -57,5 +57,17 @@ export function createChainMetrics(registry: Registry) {
     unsweptDeposits: networkGauge({ name: "chain_unswept_deposits", help: "Completed deposits whose tokens are not yet swept into the treasury", labelNames }),
     treasuryNative: networkGauge({ name: "chain_treasury_native_balance", help: "The treasury's native coin balance, in whole coins (it pays every send's gas)", labelNames }),
     treasuryToken: networkGauge({ name: "chain_treasury_token_balance", help: "The treasury's token balances, in whole tokens", labelNames: ["network", "token"] }),
+    // Reconciliation, per mode and token over the mode's networks on a chain (docs/chain.md), in whole tokens.
+    reconciliationOnChain: networkGauge({ name: "chain_reconciliation_on_chain", help: "What the mode's treasuries and deposit addresses hold of the token, in whole tokens", labelNames: ["mode", "token"] }),
+    reconciliationLiabilities: networkGauge({
+      name: "chain_reconciliation_liabilities",
+      help: "What the platform owes in the token: users' balances, client revenue, withdrawals and forwards not yet on the chain; in whole tokens",
+      labelNames: ["mode", "token"],
+    }),
+    reconciliationDifference: networkGauge({
+      name: "chain_reconciliation_difference",
+      help: "On chain minus liabilities, in whole tokens: below 0 is a shortfall (the books are short), above 0 a surplus",
+      labelNames: ["mode", "token"],
+    }),
   };
 }

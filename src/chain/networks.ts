@@ -74,6 +74,8 @@ export type ChainSettings = {
   replaceAfterMs: number;
   /** A deposit address is swept once it holds at least this much of a token, in the token's whole units (CHAIN_SWEEP_MIN). */
   sweepMin: string;
+  /** How often each mode's books are reconciled against its chains, at most (CHAIN_RECONCILE_INTERVAL_MS; 0: every sender pass). */
+  reconcileIntervalMs: number;
 };
 
 const NAMES = NETWORKS.map((network) => network.name) as NetworkName[];
@@ -88,6 +90,7 @@ const GLOBAL: Record<string, { min: number; max: number; fallback: number }> = {
   CHAIN_RPC_TIMEOUT_MS: { min: 100, max: 120_000, fallback: 10_000 },
   CHAIN_BLOCK_RANGE: { min: 1, max: 100_000, fallback: 1000 },
   CHAIN_REPLACE_AFTER_MS: { min: 100, max: 86_400_000, fallback: 180_000 },
+  CHAIN_RECONCILE_INTERVAL_MS: { min: 0, max: 86_400_000, fallback: 60_000 },
 };
 /** The default sweep threshold (whole token units) and the most it may be set to (SPEC §14). */
 export const DEFAULT_SWEEP_MIN = "10";
@@ -182,6 +185,7 @@ export function parseChainSettings(env: NodeJS.ProcessEnv): { settings: ChainSet
       rpcTimeoutMs: numbers.CHAIN_RPC_TIMEOUT_MS,
       blockRange: numbers.CHAIN_BLOCK_RANGE,
       replaceAfterMs: numbers.CHAIN_REPLACE_AFTER_MS,
+      reconcileIntervalMs: numbers.CHAIN_RECONCILE_INTERVAL_MS,
       sweepMin,
       watcher,
     },

@@ -10,6 +10,8 @@ import type { LiveNetworks } from "./live.js";
 import type { ChainMetrics } from "./metrics.js";
 import { networkLabel, type NetworkMode, type NetworkSettings } from "./networks.js";
 import type { Mode } from "../clients/modes.js";
+import { Reconciler } from "./reconciler.js";
+import type { ReconciledNetwork } from "./reconciliation.js";
 import { cursorsOf } from "./records.js";
 import { sendBacklog, type SendPurpose } from "./send-records.js";
 import { NetworkSender, type SendOutcome, type SendOutcomes } from "./sender.js";
@@ -84,6 +86,11 @@ export class ChainRail {
   constructor(private readonly deps: RailDeps) {
     const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
     const { settings } = deps.networks;
+    const reconciled: Record<Mode, ReconciledNetwork[]> = { live: [], test: [] };
+    const reconcilers: Record<Mode, Reconciler> = {
+      live: new Reconciler({ sql: deps.sql, mode: "live", networks: reconciled.live, intervalMs: settings.reconcileIntervalMs, metrics: deps.metrics, logger: deps.logger }),
+      test: new Reconciler({ sql: deps.sql, mode: "test", networks: reconciled.test, intervalMs: settings.reconcileIntervalMs, metrics: deps.metrics, logger: deps.logger }),
+    };
     this.live = deps.networks.onChain.map((network) => {
       const mode: Mode = network.livemode ? "live" : "test";
       // Whoever asks the chain its id first (the watcher or the sender) records it, and a chain id that
@@ -101,6 +108,9 @@ export class ChainRail {
         onChainId: (chainId) => deps.networks.learnt(network, chainId),
       });
       const decimalsOf = tokenDecimals(client);
+      // A mode's books are reconciled by the sender of its first network on a chain (its lease holder: once across instances).
+      const reconciles = reconciled[mode].length === 0;
+      reconciled[mode].push({ settings: network, client, treasury: deps.signers.treasury[mode].address, decimalsOf });
       const sweeps = new Sweeps({
         network: network.name,
         client,
@@ -124,6 +134,7 @@ export class ChainRail {
           const log = deps.logger.child({ network: network.name });
           await sweeps.plan(chainId).catch((err: Error) => log.warn({ err: err.message }, "sweep planning failed; retrying on the next pass"));
           await this.report(network, client, decimalsOf, chainId).catch((err: Error) => log.debug({ err: err.message }, "chain gauges not updated"));
+          if (reconciles) await reconcilers[mode].maybeRun();
         },
         needsGas: (tx, send, wei) => sweeps.fundGas(tx, send, wei),
         metrics: deps.metrics,
