@@ -271,14 +271,14 @@ export function testCustody(seedByte = 11): { masterKey: string; treasury: Addre
 export const freshAddress = (): Address => hdKeyToAccount(HDKey.fromMasterSeed(crypto.getRandomValues(new Uint8Array(32)))).address;
 
 /**
- * `npm run chains -- --json` with this env, against the tests' database (on the embedded one, a fresh
- * empty one of its own). Its JSON is read field by field by the tests' expectations.
+ * `npm run chains -- --json` with this env, against its DATABASE_URL or the tests' database (on the
+ * embedded one, a fresh empty one of its own). Its JSON is read field by field by the tests' expectations.
  */
 export async function chainsReport(env: Record<string, string>): Promise<{ stdout: string; networks: Record<string, any>[] }> {
   const dataDir = mkdtempSync(join(tmpdir(), "fintech-chains-"));
   const run = await promisify(execFile)(join(import.meta.dirname, "../../node_modules/.bin/tsx"), ["scripts/chains.ts", "--json"], {
     cwd: join(import.meta.dirname, "../.."),
-    env: { PATH: process.env.PATH, ...env, DATA_DIR: dataDir, ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}) },
+    env: { PATH: process.env.PATH, ...env, DATA_DIR: dataDir, ...(env.DATABASE_URL || testDatabaseUrl ? { DATABASE_URL: env.DATABASE_URL || testDatabaseUrl } : {}) },
   }).finally(() => rmSync(dataDir, { recursive: true, force: true }));
   return { stdout: run.stdout, networks: JSON.parse(run.stdout) };
 }
