@@ -19,8 +19,8 @@ describe("CHAIN_* configuration", () => {
     expect(base).toMatchObject({ mode: "live", rpcUrl: "https://base.example/rpc", confirmations: 10, tokens: { USDC: USDC_BASE, USDT: "0xABaBaBaBABabABabAbAbABAbABabababaBaBABaB" } });
     expect(chain.networks.find((n) => n.name === "ETHEREUM")).toMatchObject({ mode: "sandbox", confirmations: 20 });
     expect(chain.networks.filter((n) => n.mode === "live").map((n) => n.name)).toEqual(["BASE"]);
-    expect(chain).toMatchObject({ pollMs: 500, rpcTimeoutMs: 10_000, blockRange: 1000, watcher: true, replaceAfterMs: 180_000, sweepMin: "10" });
-    expect(load({ CHAIN_SWEEP_MIN: "0.5", CHAIN_REPLACE_AFTER_MS: "60000" }).chain).toMatchObject({ sweepMin: "0.5", replaceAfterMs: 60_000 });
+    expect(chain).toMatchObject({ pollMs: 500, rpcTimeoutMs: 10_000, blockRange: 1000, watcher: true, replaceAfterMs: 180_000, sweepMin: "10", reconcileIntervalMs: 60_000 });
+    expect(load({ CHAIN_SWEEP_MIN: "0.5", CHAIN_REPLACE_AFTER_MS: "60000", CHAIN_RECONCILE_INTERVAL_MS: "0" }).chain).toMatchObject({ sweepMin: "0.5", replaceAfterMs: 60_000, reconcileIntervalMs: 0 });
     expect(load({}).chain.networks.every((n) => n.mode === "sandbox")).toBe(true);
     expect(load({}).chain.pollMs).toBe(2000);
   });
@@ -43,6 +43,7 @@ describe("CHAIN_* configuration", () => {
     ["CHAIN_SWEEP_MIN", "0", /above 0/],
     ["CHAIN_SWEEP_MIN", "1e3", /token amount/],
     ["CHAIN_REPLACE_AFTER_MS", "50", /from 100/],
+    ["CHAIN_RECONCILE_INTERVAL_MS", "-1", /whole number from 0/],
     ["CHAIN_MAX_FEE_GWEI_BASE", "0", /fee in gwei above 0/],
     ["CHAIN_MAX_FEE_GWEI_BASE", "1.0000000001", /at most 9 decimals/],
     ["CHAIN_MAX_FEE_GWEI_BASSE", "1", /BASSE is not a network/],
