@@ -15,7 +15,9 @@ import { sendBacklog, type SendPurpose } from "./send-records.js";
 import { NetworkSender, type SendOutcome, type SendOutcomes } from "./sender.js";
 import { Sweeps, sweepOutcome } from "./sweeps.js";
 import type { Signers } from "./treasury.js";
+import type { TokenAvailability } from "./tokens.js";
 import { NetworkWatcher } from "./watcher.js";
+import type { TokenSymbol } from "../providers/chains.js";
 
 /** A network as `GET /v1/networks` and GraphQL `networks` show it (SPEC §14). */
 export type NetworkView = {
@@ -24,7 +26,8 @@ export type NetworkView = {
   chainId: number | null;
   mode: NetworkMode;
   confirmations: number;
-  tokens: { symbol: string; address: string }[];
+  /** Each token configured, and whether it works on the chain (a simulated network's always do). */
+  tokens: ({ symbol: string; address: string } & TokenAvailability)[];
   /** Live only: the newest head the watcher read, and the last block it finished. */
   headBlock: number | null;
   syncedBlock: number | null;
@@ -99,6 +102,10 @@ export class ChainRail {
         logger: deps.logger,
         holder,
         onChainId: (chainId) => deps.networks.learnt(network, chainId),
+        onTokenChecked: (token, availability) => {
+          deps.networks.tokenChecked(network, token, availability);
+          deps.metrics.tokenAvailable.set({ network: network.name, token, mode }, availability.available ? 1 : 0);
+        },
       });
       const decimalsOf = tokenDecimals(client);
       const sweeps = new Sweeps({
@@ -185,7 +192,7 @@ export class ChainRail {
       sendBacklog(this.deps.sql, [chainId]),
       client.getBalance({ address: treasury }),
       Promise.all(
-        Object.entries(network.tokens).map(async ([symbol, address]) => {
+        this.availableTokens(network).map(async ([symbol, address]) => {
           const [balance, decimals] = await Promise.all([
             client.readContract({ address: address as Address, abi: erc20Abi, functionName: "balanceOf", args: [treasury] }),
             decimalsOf(address as Address),
@@ -201,6 +208,11 @@ export class ChainRail {
     metrics.orphanedSends.set(labels, backlog.orphanedSends);
     metrics.treasuryNative.set(labels, Number(formatEther(native)));
     for (const token of tokens) metrics.treasuryToken.set({ ...labels, token: token.symbol }, token.balance);
+  }
+
+  /** The tokens of a network that work on its chain (the others are unavailable: nothing to read of them). */
+  private availableTokens(network: NetworkSettings) {
+    return Object.entries(network.tokens).filter(([symbol]) => this.deps.networks.tokenAvailability(network, symbol as TokenSymbol).available);
   }
 
   /** Every network of §4's list, in its order, as this deployment runs it in `mode`. */
@@ -220,7 +232,7 @@ export class ChainRail {
         chainId: chainId ?? null,
         mode: settings.mode,
         confirmations: settings.confirmations,
-        tokens: Object.entries(settings.tokens).map(([symbol, address]) => ({ symbol, address })),
+        tokens: Object.entries(settings.tokens).map(([symbol, address]) => ({ symbol, address, ...this.deps.networks.tokenAvailability(settings, symbol as TokenSymbol) })),
         headBlock: cursor ? Number(cursor.headBlock) : null,
         syncedBlock: cursor ? Number(cursor.blockNumber) : null,
         livemode: settings.livemode,
