@@ -183,6 +183,15 @@ export class ChainRail {
     for (const answer of answers) if (answer) networks.learnt(answer.network, answer.chainId);
   }
 
+  /**
+   * At start, after the chain ids: the tokens of every on-chain network whose RPC answered are checked,
+   * so that the first requests find them checked (a failure leaves them to the watcher's passes).
+   */
+  async checkTokens(): Promise<void> {
+    const answered = this.live.filter((network) => this.deps.networks.chainIdOf(network.settings.livemode ? "live" : "test", network.settings.name) !== undefined);
+    await Promise.all(answered.map((network) => network.watcher.checkTokens().catch(() => undefined)));
+  }
+
   /** The operator's gauges, set by the sender's holder each pass: the backlog of sends, unswept deposits, the treasury's balances. */
   private async report(network: NetworkSettings, client: ReturnType<typeof chainClient>, decimalsOf: (token: Address) => Promise<number>, chainId: number) {
     const { metrics, signers } = this.deps;

@@ -137,6 +137,11 @@ export class NetworkWatcher {
     if (this.leading && this.chainId !== undefined) await releaseLease(this.deps.sql, this.chainId, "watcher", this.deps.holder).catch(() => undefined);
   }
 
+  /** Checks the tokens not yet found available (the server's start does so before its first request); throws when the RPC fails. */
+  checkTokens(): Promise<void> {
+    return this.tokens.check();
+  }
+
   private get leaseMs() {
     // Outlasts a pass (a few RPC calls, each bounded by its time-out); a dead holder is replaced after it.
     return 3 * this.deps.settings.rpcTimeoutMs + 5 * this.deps.settings.pollMs;
@@ -151,7 +156,7 @@ export class NetworkWatcher {
     }
     // Every instance checks the tokens itself (what it answers and refuses depends on it); one that
     // fails is re-checked every pass, the others go on being watched.
-    await this.tokens.check();
+    await this.checkTokens();
     // An instance that does not watch (CHAIN_WATCHER=off) only needed the chain id and the tokens, for what it answers.
     if (!this.deps.settings.watcher) {
       if (this.tokens.allAvailable) this.loop.halt();
