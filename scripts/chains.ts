@@ -12,6 +12,7 @@ import { chainNetworks, type NetworkSettings } from "../src/chain/networks.js";
 import { reconcile, type TokenReconciliation } from "../src/chain/reconciliation.js";
 import { cursorsOf } from "../src/chain/records.js";
 import { sendBacklog, type SendBacklog } from "../src/chain/send-records.js";
+import { checkToken, type TokenAvailability } from "../src/chain/tokens.js";
 import { treasuryAccount } from "../src/chain/treasury.js";
 import { loadConfig } from "../src/config.js";
 import { embeddedDataDir, openDatabase } from "../src/db/database.js";
@@ -31,6 +32,8 @@ type Report = {
   syncedBlock: number | null;
   lag: number | null;
   treasury: { address: Address; native: string | null; tokens: Record<string, string | null> };
+  /** Whether each configured token works on the chain (code at its address, decimals() answers), and why not (null while the RPC is down). */
+  tokenAvailability: Record<string, TokenAvailability | null>;
   unsweptDeposits: number | null;
   pendingSends: number | null;
   /** Seconds since the oldest send not yet confirmed or failed was queued (null when none). */
@@ -103,19 +106,20 @@ async function fromChain(network: NetworkSettings) {
     client.getBalance({ address: treasury }),
     Promise.all(
       Object.entries(network.tokens).map(async ([symbol, address]) => {
-        try {
-          const [balance, decimals] = await Promise.all([
-            client.readContract({ address: address as Address, abi: erc20Abi, functionName: "balanceOf", args: [treasury] }),
-            client.readContract({ address: address as Address, abi: erc20Abi, functionName: "decimals" }),
-          ]);
-          return [symbol, formatUnits(balance, decimals)] as const;
-        } catch {
-          return [symbol, null] as const;
-        }
+        const check = await checkToken(client, address as Address);
+        if (!check.available) return { symbol, balance: null, availability: check };
+        const balance = await client.readContract({ address: address as Address, abi: erc20Abi, functionName: "balanceOf", args: [treasury] }).catch(() => null);
+        return { symbol, balance: balance === null ? null : formatUnits(balance, check.decimals), availability: { available: true, reason: null } as const };
       }),
     ),
   ]);
-  return { chainId, head: Number(head), native: formatEther(native), tokens: Object.fromEntries(tokens) };
+  return {
+    chainId,
+    head: Number(head),
+    native: formatEther(native),
+    tokens: Object.fromEntries(tokens.map((token) => [token.symbol, token.balance])),
+    tokenAvailability: Object.fromEntries(tokens.map((token) => [token.symbol, token.availability])),
+  };
 }
 
 async function main() {
@@ -145,6 +149,7 @@ async function main() {
       syncedBlock,
       lag: up && syncedBlock !== null ? answer.head - syncedBlock : null,
       treasury: { address: treasuries[modeOfNetwork(network)], native: up ? answer.native : null, tokens: up ? answer.tokens : Object.fromEntries(Object.keys(network.tokens).map((symbol) => [symbol, null])) },
+      tokenAvailability: up ? answer.tokenAvailability : Object.fromEntries(Object.keys(network.tokens).map((symbol) => [symbol, null])),
       unsweptDeposits: backlog?.unsweptDeposits ?? null,
       pendingSends: backlog?.pending ?? null,
       oldestPendingSeconds: oldest === undefined ? null : Math.max(0, (Date.now() - oldest) / 1000),
@@ -170,6 +175,7 @@ async function main() {
       `${report.network} [${report.mode} mode]  chain ${report.chainId ?? "?"}  RPC ${report.rpc}${report.error ? ` (${report.error})` : ""}`,
       `  head ${report.headBlock ?? "?"}  synced ${report.syncedBlock ?? syncedUnknown(report)}  lag ${report.lag ?? "?"}  confirmations ${report.confirmations}`,
       `  treasury ${report.treasury.address}  native ${report.treasury.native ?? "?"}  ${Object.entries(report.treasury.tokens).map(([symbol, balance]) => `${symbol} ${balance ?? "?"}`).join("  ")}`,
+      ...Object.entries(report.tokenAvailability).flatMap(([symbol, availability]) => (availability?.available === false ? [`  token ${symbol} unavailable: ${availability.reason}`] : [])),
       `  unswept deposits ${report.unsweptDeposits ?? "?"}  pending sends ${report.pendingSends ?? "?"}${report.oldestPendingSeconds === null ? "" : `  oldest pending ${report.oldestPendingSeconds.toFixed(0)} s`}`,
       ...(report.reorgedSends || report.orphanedSends
         ? [`  ERROR: sends off the chain after their confirmation (deep reorg) ${report.reorgedSends}  orphaned sends ${report.orphanedSends}`]

@@ -176,6 +176,7 @@ export async function buildApp({ config, logger, embeddedDir, embeddedSnapshot, 
     async start() {
       // A chain configured for both test and live mode refuses the start (those whose RPC answers in time; the others when they do).
       await services.chain.assertModesApart();
+      await services.chain.checkTokens();
       return new Promise<string>((resolve, reject) => {
         httpServer.once("error", reject);
         httpServer.listen(config.port, config.host, () => {

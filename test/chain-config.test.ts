@@ -25,6 +25,16 @@ describe("CHAIN_* configuration", () => {
     expect(load({}).chain.pollMs).toBe(2000);
   });
 
+  it("CHAIN_[TEST_]TOKEN_<NETWORK>_<SYMBOL>=none, or empty, takes the token off that network's list in that mode only", () => {
+    const networks = load({ CHAIN_TOKEN_ETHEREUM_USDT: "none", CHAIN_TOKEN_ETHEREUM_DAI: "", CHAIN_TEST_TOKEN_ETHEREUM_USDC: "NONE" }).chain.networks;
+    const tokens = (name: string, livemode: boolean) => Object.keys(networks.find((n) => n.name === name && n.livemode === livemode)!.tokens);
+    expect(tokens("ETHEREUM", true)).toEqual(["USDC"]);
+    expect(tokens("ETHEREUM", false)).toEqual(["USDT", "DAI"]);
+    expect(tokens("BASE", true)).toEqual(["USDC"]);
+    // Any other empty CHAIN_ variable is unset, as before.
+    expect(load({ CHAIN_RPC_URL_BASE: "", CHAIN_CONFIRMATIONS_BASE: "" }).chain.networks.find((n) => n.name === "BASE")).toMatchObject({ mode: "sandbox", confirmations: 10 });
+  });
+
   it("the fee ceiling is per network, in gwei: its default, and CHAIN_MAX_FEE_GWEI_<NETWORK> (decimals allowed)", () => {
     const networks = load({ CHAIN_MAX_FEE_GWEI_BASE: "0.25", CHAIN_MAX_FEE_GWEI_ETHEREUM: "80" }).chain.networks;
     const ceiling = (name: string) => networks.find((n) => n.name === name)!.maxFeePerGas;

@@ -98,7 +98,8 @@ describe("live networks", () => {
     expect(base).toMatchObject({ chainId: anvil.chainId, mode: "live", confirmations: CONFIRMATIONS, tokens: { USDC: token.address } });
     expect(base.headBlock).toBeGreaterThanOrEqual(base.syncedBlock!);
     expect(list.find((n) => n.network === "POLYGON")).toEqual({
-      network: "POLYGON", chainId: 137, mode: "sandbox", confirmations: 256, tokens: { USDC: "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359" }, headBlock: null, syncedBlock: null,
+      network: "POLYGON", chainId: 137, mode: "sandbox", confirmations: 256, tokens: { USDC: "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359" },
+      tokenAvailability: { USDC: { available: true, reason: null } }, headBlock: null, syncedBlock: null,
     });
     const graphql = await gql(server, "{ networks { network chainId mode confirmations tokens { symbol address } headBlock syncedBlock } }", {}, tenant.headers);
     expect(graphql.body.errors).toBeUndefined();

@@ -1635,6 +1635,13 @@ export interface components {
             tokens: {
                 [key: string]: string;
             };
+            /** @description token symbol → whether its contract works on the chain (code at its address, decimals() answers) and, when not, why; always available on a sandbox network */
+            tokenAvailability: {
+                [key: string]: {
+                    available: boolean;
+                    reason: string | null;
+                };
+            };
             /** @description live: the newest head the watcher read; null when sandbox */
             headBlock: number | null;
             /** @description live: the last block the watcher finished; null when sandbox */
@@ -8846,7 +8853,18 @@ export interface operations {
                      *         "mode": "live",
                      *         "confirmations": 12,
                      *         "tokens": {
-                     *           "USDC": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
+                     *           "USDC": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
+                     *           "USDT": "0xdAC17F958D2ee523a2206206994597C13D831ec7"
+                     *         },
+                     *         "tokenAvailability": {
+                     *           "USDC": {
+                     *             "available": true,
+                     *             "reason": null
+                     *           },
+                     *           "USDT": {
+                     *             "available": false,
+                     *             "reason": "no contract code at 0xdAC17F958D2ee523a2206206994597C13D831ec7"
+                     *           }
                      *         },
                      *         "headBlock": 21000012,
                      *         "syncedBlock": 21000012
@@ -8858,6 +8876,12 @@ export interface operations {
                      *         "confirmations": 256,
                      *         "tokens": {
                      *           "USDC": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359"
+                     *         },
+                     *         "tokenAvailability": {
+                     *           "USDC": {
+                     *             "available": true,
+                     *             "reason": null
+                     *           }
                      *         },
                      *         "headBlock": null,
                      *         "syncedBlock": null

@@ -30,7 +30,7 @@ const chain = (field: string) =>
  * balance shown with them is the user's USDC ledger balance (the ledger writes it).
  */
 export class UsdcAccountService {
-  constructor(private readonly deps: { prisma: PrismaClient; users: UserService; wallets: WalletService; networks: Pick<LiveNetworks, "assertUsable"> }) {}
+  constructor(private readonly deps: { prisma: PrismaClient; users: UserService; wallets: WalletService; networks: Pick<LiveNetworks, "assertUsable" | "receivingOn"> }) {}
 
   async list(clientId: string, userId: unknown, query: UsdcAccountSelection = {}) {
     const id = requireUuid(userId, "userId");
@@ -51,7 +51,10 @@ export class UsdcAccountService {
   async ensure(clientId: string, userId: unknown, chainType: unknown, query: UsdcAccountSelection = {}) {
     const id = requireUuid(userId, "userId");
     const network = parseInput(chain("chainType"), chainType);
-    this.deps.networks.assertUsable(await modeOf(this.deps.prisma, clientId), network.name, "USDC", "chainType");
+    const mode = await modeOf(this.deps.prisma, clientId);
+    this.deps.networks.assertUsable(mode, network.name, "USDC", "chainType");
+    // The chain and contract as this deployment runs the network in the caller's mode (an on-chain one's RPC id).
+    const receiving = this.deps.networks.receivingOn(mode, network.name, "USDC", "chainType") ?? { chainId: network.chainId, tokenAddress: network.tokens.USDC };
     const where = { userId_chain: { userId: id, chain: network.name } };
     const wallet = await this.deps.wallets.ensure(clientId, id, { select: { address: true } });
     if (!(await this.deps.prisma.usdcAccount.findUnique({ where, select: { id: true } }))) {
@@ -63,9 +66,9 @@ export class UsdcAccountService {
             userId: id,
             clientId,
             chain: network.name,
-            chainId: network.chainId,
+            chainId: receiving.chainId,
             address: wallet.address,
-            tokenAddress: network.tokens.USDC,
+            tokenAddress: receiving.tokenAddress,
           },
         }));
       } catch (err) {

@@ -57,7 +57,7 @@ export class VirtualAccountService {
     const args = parseInput(CreateVirtualAccount, withoutNulls(input));
     const developerFeePercent = parseDeveloperFeePercent(args.developerFeePercent);
     const user = await this.deps.users.get(clientId, args.userId);
-    this.deps.networks.assertUsable(await modeOf(this.deps.prisma, clientId), args.destinationNetwork, args.destinationAsset, "destinationNetwork");
+    this.deps.networks.assertUsable(await modeOf(this.deps.prisma, clientId), args.destinationNetwork, args.destinationAsset, "destinationNetwork", "destinationAsset");
 
     const existing = await this.findOwn(user.id, currency);
     if (existing) return existing;

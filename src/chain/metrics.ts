@@ -56,6 +56,14 @@ export function createChainMetrics(registry: Registry) {
     oldestPendingSeconds: networkGauge({ name: "chain_sends_oldest_pending_seconds", help: "Age of the oldest send not yet confirmed or failed (0 when none)", labelNames }),
     unsweptDeposits: networkGauge({ name: "chain_unswept_deposits", help: "Completed deposits whose tokens are not yet swept into the treasury", labelNames }),
     treasuryNative: networkGauge({ name: "chain_treasury_native_balance", help: "The treasury's native coin balance, in whole coins (it pays every send's gas)", labelNames }),
+    // Set by every instance (each checks the tokens itself); the cluster's scrape takes the lowest of the workers.
+    tokenAvailable: new Gauge({
+      name: "chain_token_available",
+      help: "1 when a configured token works on its chain (code at its address, decimals() answers), 0 while it does not (its deposits are not watched; re-checked every pass)",
+      labelNames: ["network", "token", "mode"],
+      registers,
+      aggregator: "min",
+    }),
     treasuryToken: networkGauge({ name: "chain_treasury_token_balance", help: "The treasury's token balances, in whole tokens", labelNames: ["network", "token"] }),
     // Reconciliation, per mode and token over the mode's networks on a chain (docs/chain.md), in whole tokens.
     reconciliationOnChain: networkGauge({ name: "chain_reconciliation_on_chain", help: "What the mode's treasuries and deposit addresses hold of the token, in whole tokens", labelNames: ["mode", "token"] }),

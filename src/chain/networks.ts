@@ -97,6 +97,8 @@ export const DEFAULT_SWEEP_MIN = "10";
 const MAX_SWEEP_MIN = 100;
 const FLAG_ON = ["1", "true", "on", "yes"];
 const FLAG_OFF = ["0", "false", "off", "no"];
+/** CHAIN_[TEST_]TOKEN_<NETWORK>_<SYMBOL> set to one of these (or empty) takes the token off the network's list. */
+const NO_TOKEN = ["none", ""];
 
 /**
  * The CHAIN_* variables as typed settings, with one line per refusal. A CHAIN_ name this function
@@ -129,9 +131,11 @@ export function parseChainSettings(env: NodeJS.ProcessEnv): { settings: ChainSet
     return found;
   };
   for (const [variable, raw] of Object.entries(env)) {
-    if (!variable.startsWith("CHAIN_") || raw === undefined || raw === "") continue;
+    if (!variable.startsWith("CHAIN_") || raw === undefined) continue;
     const value = raw.trim();
     let match: RegExpExecArray | null;
+    // An empty token variable removes the token (below); any other empty CHAIN_ variable is unset.
+    if (value === "" && !TOKEN.test(variable)) continue;
     if ((match = RPC.exec(variable))) {
       const target = network(variable, match[1], match[2]);
       if (!target) continue;
@@ -142,7 +146,8 @@ export function parseChainSettings(env: NodeJS.ProcessEnv): { settings: ChainSet
       if (!target) continue;
       const symbol = match[3] as TokenSymbol;
       if (!(TOKEN_SYMBOLS as readonly string[]).includes(symbol)) issues.push(`  ${variable}: the token must be one of ${TOKEN_SYMBOLS.join(", ")}`);
-      else if (!isAddress(value, { strict: false })) issues.push(`  ${variable}: must be a 0x contract address`);
+      else if (NO_TOKEN.includes(value.toLowerCase())) delete target.tokens[symbol];
+      else if (!isAddress(value, { strict: false })) issues.push(`  ${variable}: must be a 0x contract address, or none (the network goes without the token)`);
       else target.tokens[symbol] = getAddress(value);
     } else if ((match = CONFIRMATIONS.exec(variable))) {
       const target = network(variable, match[1], match[2]);

@@ -17,7 +17,9 @@ import { sendBacklog, type SendPurpose } from "./send-records.js";
 import { NetworkSender, type SendOutcome, type SendOutcomes } from "./sender.js";
 import { Sweeps, sweepOutcome } from "./sweeps.js";
 import type { Signers } from "./treasury.js";
+import type { TokenAvailability } from "./tokens.js";
 import { NetworkWatcher } from "./watcher.js";
+import type { TokenSymbol } from "../providers/chains.js";
 
 /** A network as `GET /v1/networks` and GraphQL `networks` show it (SPEC §14). */
 export type NetworkView = {
@@ -26,7 +28,8 @@ export type NetworkView = {
   chainId: number | null;
   mode: NetworkMode;
   confirmations: number;
-  tokens: { symbol: string; address: string }[];
+  /** Each token configured, and whether it works on the chain (a simulated network's always do). */
+  tokens: ({ symbol: string; address: string } & TokenAvailability)[];
   /** Live only: the newest head the watcher read, and the last block it finished. */
   headBlock: number | null;
   syncedBlock: number | null;
@@ -106,6 +109,10 @@ export class ChainRail {
         logger: deps.logger,
         holder,
         onChainId: (chainId) => deps.networks.learnt(network, chainId),
+        onTokenChecked: (token, availability) => {
+          deps.networks.tokenChecked(network, token, availability);
+          deps.metrics.tokenAvailable.set({ network: network.name, token, mode }, availability.available ? 1 : 0);
+        },
       });
       const decimalsOf = tokenDecimals(client);
       // A mode's books are reconciled by the sender of its first network on a chain (its lease holder: once across instances).
@@ -187,6 +194,15 @@ export class ChainRail {
     for (const answer of answers) if (answer) networks.learnt(answer.network, answer.chainId);
   }
 
+  /**
+   * At start, after the chain ids: the tokens of every on-chain network whose RPC answered are checked,
+   * so that the first requests find them checked (a failure leaves them to the watcher's passes).
+   */
+  async checkTokens(): Promise<void> {
+    const answered = this.live.filter((network) => this.deps.networks.chainIdOf(network.settings.livemode ? "live" : "test", network.settings.name) !== undefined);
+    await Promise.all(answered.map((network) => network.watcher.checkTokens().catch(() => undefined)));
+  }
+
   /** The operator's gauges, set by the sender's holder each pass: the backlog of sends, unswept deposits, the treasury's balances. */
   private async report(network: NetworkSettings, client: ReturnType<typeof chainClient>, decimalsOf: (token: Address) => Promise<number>, chainId: number) {
     const { metrics, signers } = this.deps;
@@ -196,7 +212,7 @@ export class ChainRail {
       sendBacklog(this.deps.sql, [chainId]),
       client.getBalance({ address: treasury }),
       Promise.all(
-        Object.entries(network.tokens).map(async ([symbol, address]) => {
+        this.availableTokens(network).map(async ([symbol, address]) => {
           const [balance, decimals] = await Promise.all([
             client.readContract({ address: address as Address, abi: erc20Abi, functionName: "balanceOf", args: [treasury] }),
             decimalsOf(address as Address),
@@ -212,6 +228,11 @@ export class ChainRail {
     metrics.orphanedSends.set(labels, backlog.orphanedSends);
     metrics.treasuryNative.set(labels, Number(formatEther(native)));
     for (const token of tokens) metrics.treasuryToken.set({ ...labels, token: token.symbol }, token.balance);
+  }
+
+  /** The tokens of a network that work on its chain (the others are unavailable: nothing to read of them). */
+  private availableTokens(network: NetworkSettings) {
+    return Object.entries(network.tokens).filter(([symbol]) => this.deps.networks.tokenAvailability(network, symbol as TokenSymbol).available);
   }
 
   /** Every network of §4's list, in its order, as this deployment runs it in `mode`. */
@@ -231,7 +252,7 @@ export class ChainRail {
         chainId: chainId ?? null,
         mode: settings.mode,
         confirmations: settings.confirmations,
-        tokens: Object.entries(settings.tokens).map(([symbol, address]) => ({ symbol, address })),
+        tokens: Object.entries(settings.tokens).map(([symbol, address]) => ({ symbol, address, ...this.deps.networks.tokenAvailability(settings, symbol as TokenSymbol) })),
         headBlock: cursor ? Number(cursor.headBlock) : null,
         syncedBlock: cursor ? Number(cursor.blockNumber) : null,
         livemode: settings.livemode,

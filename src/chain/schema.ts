@@ -13,10 +13,16 @@ const NetworkModeEnum = builder.enumType("NetworkMode", {
 });
 
 const NetworkToken = builder.objectRef<NetworkView["tokens"][number]>("NetworkToken").implement({
-  description: "A token the network takes deposits in, and its contract there.",
+  description: "A token the network takes deposits in, its contract there, and whether that contract works on the chain.",
   fields: (t) => ({
     symbol: t.exposeString("symbol"),
     address: t.exposeString("address", { description: "EIP-55 contract address" }),
+    available: t.exposeBoolean("available", {
+      description:
+        "On a chain: whether the contract works there (code at its address, decimals() answers), checked by the watcher; an unavailable token's deposits " +
+        "are not watched and new accounts and withdrawals in it are refused. Always true on a sandbox network",
+    }),
+    reason: t.exposeString("reason", { nullable: true, description: "Why the token is unavailable (e.g. no contract code at its address); null when available" }),
   }),
 });
 

@@ -9,6 +9,7 @@ import type { ChainMetrics } from "./metrics.js";
 import { PassLoop } from "./pass-loop.js";
 import { chainProvider, type ChainSettings, type NetworkSettings } from "./networks.js";
 import { DueSettlement } from "./due-settlement.js";
+import { NetworkTokens, type TokenAvailability } from "./tokens.js";
 import {
   completedAbove,
   flagDeposits,
@@ -52,6 +53,8 @@ export type WatcherDeps = {
   holder: string;
   /** Called once the RPC has told the chain id. */
   onChainId(chainId: number): void;
+  /** Called with every check of a token (whether it is available on the chain, and why not). */
+  onTokenChecked(symbol: TokenSymbol, availability: TokenAvailability): void;
 };
 
 /** The chain moved while the watcher read it (or another watcher moved the cursor): the tick is dropped and the next one starts over. */
@@ -92,18 +95,17 @@ function recordedAs(tracked: TrackedTransfer[], match: Match) {
  */
 export class NetworkWatcher {
   private chainId?: number;
-  private decimals = new Map<Address, number>();
   private leading = false;
   private readonly loop: PassLoop;
-  private readonly tokens: { symbol: TokenSymbol; address: Address }[];
+  private readonly tokens: NetworkTokens;
   private readonly provider: string;
   private readonly log: Logger;
   private readonly due: DueSettlement;
 
   constructor(private readonly deps: WatcherDeps) {
-    this.tokens = Object.entries(deps.network.tokens).map(([symbol, address]) => ({ symbol: symbol as TokenSymbol, address: address as Address }));
     this.provider = chainProvider(deps.network.name);
     this.log = deps.logger.child({ network: deps.network.name });
+    this.tokens = new NetworkTokens({ network: deps.network, client: deps.client, log: this.log, checked: deps.onTokenChecked });
     const labels = { network: deps.network.name };
     this.due = new DueSettlement({ ...deps, log: this.log, halted: () => this.loop.halted });
     this.loop = new PassLoop({
@@ -135,6 +137,11 @@ export class NetworkWatcher {
     if (this.leading && this.chainId !== undefined) await releaseLease(this.deps.sql, this.chainId, "watcher", this.deps.holder).catch(() => undefined);
   }
 
+  /** Checks the tokens not yet found available (the server's start does so before its first request); throws when the RPC fails. */
+  checkTokens(): Promise<void> {
+    return this.tokens.check();
+  }
+
   private get leaseMs() {
     // Outlasts a pass (a few RPC calls, each bounded by its time-out); a dead holder is replaced after it.
     return 3 * this.deps.settings.rpcTimeoutMs + 5 * this.deps.settings.pollMs;
@@ -147,9 +154,12 @@ export class NetworkWatcher {
       this.deps.onChainId(this.chainId);
       this.log.info({ chainId: this.chainId }, "chain RPC answered");
     }
-    // An instance that does not watch (CHAIN_WATCHER=off) only needed the chain id, for what it answers.
+    // Every instance checks the tokens itself (what it answers and refuses depends on it); one that
+    // fails is re-checked every pass, the others go on being watched.
+    await this.checkTokens();
+    // An instance that does not watch (CHAIN_WATCHER=off) only needed the chain id and the tokens, for what it answers.
     if (!this.deps.settings.watcher) {
-      this.loop.halt();
+      if (this.tokens.allAvailable) this.loop.halt();
       return;
     }
     const chainId = this.chainId;
@@ -161,7 +171,6 @@ export class NetworkWatcher {
       this.clearReport();
       return;
     }
-    await this.loadDecimals();
     const [head, stored] = await Promise.all([client.getBlockNumber({ cacheTime: 0 }), readCursor(sql, chainId)]);
     let cursor = stored ?? (await this.firstCursor(chainId, head));
     if ((await this.hashAt(cursor.blockNumber)) !== cursor.blockHash) {
@@ -196,12 +205,6 @@ export class NetworkWatcher {
     const network = this.deps.network.name;
     for (const gauge of [this.deps.metrics.head, this.deps.metrics.synced, this.deps.metrics.lag]) gauge.remove({ network });
     for (const flag of ["ORPHANED", "UNSETTLEABLE"]) this.deps.metrics.depositsFlagged.remove({ network, flag });
-  }
-
-  private async loadDecimals() {
-    const missing = this.tokens.filter((token) => !this.decimals.has(token.address));
-    const found = await Promise.all(missing.map((token) => this.deps.client.readContract({ address: token.address, abi: erc20Abi, functionName: "decimals" })));
-    missing.forEach((token, i) => this.decimals.set(token.address, found[i]));
   }
 
   /** The first start on this chain: CHAIN_START_BLOCK_<NETWORK>, else the head, is the first block scanned. */
@@ -275,8 +278,10 @@ export class NetworkWatcher {
     const numbers: bigint[] = [];
     for (let n = recentFrom; n <= to; n++) numbers.push(n);
     if (numbers.at(-1) !== to) numbers.push(to);
+    const tokens = this.tokens.available;
     const [logs, blocks] = await Promise.all([
-      client.getLogs({ address: this.tokens.map((token) => token.address), event: TRANSFER, fromBlock: from, toBlock: to }),
+      // No token available: no logs to read (an empty address list would ask for every contract's).
+      tokens.length === 0 ? [] : client.getLogs({ address: tokens.map((token) => token.address), event: TRANSFER, fromBlock: from, toBlock: to }),
       Promise.all(numbers.map((blockNumber) => client.getBlock({ blockNumber }))),
     ]);
     const headers: BlockHeader[] = blocks.map((block) => ({ number: block.number, hash: block.hash, parentHash: block.parentHash }));
@@ -296,9 +301,9 @@ export class NetworkWatcher {
       const owners = await walletOwners(tx, [...new Set(transfers.map((log) => log.args.to!))], network.livemode ? "live" : "test");
       const matches = transfers.flatMap((log): Match[] => {
         const owner = owners.get(log.args.to!);
-        const token = this.tokens.find((t) => t.address.toLowerCase() === log.address.toLowerCase());
+        const token = tokens.find((t) => t.address.toLowerCase() === log.address.toLowerCase());
         if (!owner || !token) return [];
-        const amount = new Decimal(formatUnits(log.args.value!, this.decimals.get(token.address)!));
+        const amount = new Decimal(formatUnits(log.args.value!, this.tokens.decimalsOf(token.address)));
         if (amount.gte(MAX_AMOUNT)) {
           this.log.error({ transactionHash: log.transactionHash, logIndex: log.logIndex }, "transfer too large for a deposit record; skipped");
           return [];
