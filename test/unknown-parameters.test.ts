@@ -1,10 +1,13 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import type { OpenApiDocument } from "../src/rest/openapi.js";
+import { unknownFieldOf } from "../src/rest/request-fields.js";
 import { routes, sandboxRoutes } from "../src/rest/routes/index.js";
 import type { Route } from "../src/rest/route.js";
 import { createUser, rest, userInput } from "./support/http.js";
 import { craftSessionToken } from "./support/pipeline.js";
+import { bankWithdrawalBody } from "./support/withdrawals.js";
 import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
 
 /**
@@ -105,6 +108,16 @@ describe("the refusal", () => {
     expect((await rest(server, "GET", "/v1/user?page[size]=5", { headers: tenant.headers })).body).toEqual(refusal("page[size]"));
   });
 
+  it("below the top: a field a documented object does not have is refused naming it; metadata takes any key", async () => {
+    const userId = await createUser(server, tenant);
+    const withdrawal = { ...bankWithdrawalBody(userId, "USD", 5), bankAccount: { ...bankWithdrawalBody(userId, "USD", 5).bankAccount, nope: 1 } };
+    const nested = await rest(server, "POST", "/v1/withdrawal/usd", { headers: tenant.headers, body: withdrawal });
+    expect(nested.status).toBe(400);
+    expect(nested.body).toMatchObject({ code: "BAD_USER_INPUT", param: "bankAccount.nope", error: "Received unknown parameter: bankAccount.nope" });
+    const tagged = await rest(server, "PATCH", `/v1/user/${userId}`, { headers: tenant.headers, body: { metadata: { anything: "goes" } } });
+    expect(tagged.status, JSON.stringify(tagged.body)).toBe(200);
+  });
+
   it("comes after authentication: without a credential the answer is 401", async () => {
     const res = await rest(server, "POST", "/v1/user", { body: { ...userInput(), nope: 1 } });
     expect(res.status).toBe(401);
@@ -127,5 +140,20 @@ describe("the refusal", () => {
       const documented = place === "body" ? (documentedRequest(route).body?.fields ?? []) : documentedRequest(route).query.map((parameter) => parameter.name);
       expect(documented, `${method} ${path}`).toEqual(expect.arrayContaining(names));
     }
+  });
+});
+
+describe("the table cannot drift from what it documents", () => {
+  const createUserRoute = table.find(({ name }) => name === "POST /v1/user")!.route;
+
+  it("every route of the table reads exactly the fields it documents (or the server would not boot)", () => {
+    for (const { route } of table) expect(() => unknownFieldOf(route)).not.toThrow();
+  });
+
+  it("a route reading a field it does not document, or documenting one it never reads, does not boot", () => {
+    const reading: Route = { ...createUserRoute, variables: (input) => ({ ...createUserRoute.variables!(input), extra: input.body.extra }) };
+    expect(() => unknownFieldOf(reading)).toThrow("REST route POST /v1/user reads the undocumented body field extra");
+    const documenting: Route = { ...createUserRoute, docs: { ...createUserRoute.docs, body: createUserRoute.docs.body!.extend({ ghost: z.string() }) } };
+    expect(() => unknownFieldOf(documenting)).toThrow("REST route POST /v1/user never reads its documented body field ghost");
   });
 });
