@@ -20,7 +20,9 @@ type Outcome = { ok: true; status: string; failureReason: string | null; returnR
 /** The two transports of every sandbox helper: REST's path and GraphQL's mutation. */
 const SURFACES = {
   REST: async (tenant: Tenant, reference: string, action: WithdrawalAction, reason?: string): Promise<Outcome> => {
-    const res = await rest(server, "POST", `/v1/sandbox/withdrawals/${reference}/${action}`, { headers: tenant.headers, body: reason === undefined ? undefined : { reason } });
+    // Only fail and return take a reason (another field is refused as unknown).
+    const withReason = reason !== undefined && (action === "fail" || action === "return");
+    const res = await rest(server, "POST", `/v1/sandbox/withdrawals/${reference}/${action}`, { headers: tenant.headers, body: withReason ? { reason } : undefined });
     if (res.status === 200) {
       expect(Object.keys(res.body)).toEqual(res.body.developerFee === undefined ? WITHDRAWAL_KEYS : [...WITHDRAWAL_KEYS, "developerFee"]);
       return { ok: true, status: res.body.status, failureReason: res.body.failureReason, returnReason: res.body.returnReason };

@@ -16,6 +16,7 @@ import { usePermissions } from "../pipeline/permissions.js";
 import { useStreamLifetime } from "../pipeline/stream-lifetime.js";
 import { useTextInputRule } from "../pipeline/text-input.js";
 import { useRestListInputs } from "../pipeline/rest-list-inputs.js";
+import { useRestUnknownParameters } from "../pipeline/rest-unknown-parameters.js";
 import type { Services } from "../services.js";
 import { createContext, type Context } from "./context.js";
 import { maskError, shapedResult } from "./errors.js";
@@ -28,7 +29,8 @@ export type Yoga = YogaServerInstance<TransportContext, Context>;
 /**
  * The one request pipeline. GraphQL over HTTP and SSE (yoga itself), the /v1 table and graphql-ws all
  * run operations through this instance's envelop, so each of these plugins applies on every
- * transport, in this order: admission (rate limits, credential), the text rule, the list-aware cost,
+ * transport, in this order: admission (rate limits, credential), the audit log, REST's unknown
+ * parameters, the text rule, REST's list inputs, the list-aware cost,
  * the permission rule, idempotency (so no replay reaches a credential the rule refuses), and the
  * lifetime of streams. Errors are shaped once, by `maskError`, with the id of
  * the request they answer (`shapeErrorsForRequest`).
@@ -66,6 +68,7 @@ export function createGraphQLServer(options: {
       ...(introspection ? [] : [disableIntrospection()]),
       options.admission.plugin,
       useAuditLog({ services, logger }),
+      useRestUnknownParameters(logger),
       useTextInputRule(logger),
       useRestListInputs(logger),
       useListAwareCost(logger),

@@ -17,6 +17,11 @@ export type RequestInfo = {
    * sent: anything but a well-formed string is refused by the idempotency rule, never ignored.
    */
   idempotencyKey?: unknown;
+  /**
+   * REST only: the first query parameter or body field the route does not take, as sent. The
+   * pipeline refuses it once the caller is admitted (src/pipeline/rest-unknown-parameters.ts).
+   */
+  unknownParameter?: string;
   /** Set once admission has authenticated the caller (for the access log). */
   clientId?: string;
 };

@@ -58,7 +58,7 @@ export function callerFieldsOf(route: Route): (input: RestInput) => CallerFieldO
   const { query, body } = route.docs;
   const documented: CallerField[] = [
     ...Object.keys(query?.shape ?? {}).map((name) => ({ in: "query" as const, name })),
-    ...(body instanceof z.ZodObject ? Object.keys(body.shape).map((name) => ({ in: "body" as const, name })) : []),
+    ...Object.keys(body?.shape ?? {}).map((name) => ({ in: "body" as const, name })),
   ];
   const read = new Map([...documented, ...fields].map((field) => [field.name, field]));
 
@@ -106,7 +106,7 @@ function valueAt(value: unknown, below: string): unknown {
 
 function documentedSchema(route: Route, field: CallerField): z.ZodType | undefined {
   const { params, query, body } = route.docs;
-  const schema = field.in === "path" ? params?.[field.name] : field.in === "query" ? query?.shape[field.name] : body instanceof z.ZodObject ? body.shape[field.name] : undefined;
+  const schema = field.in === "path" ? params?.[field.name] : field.in === "query" ? query?.shape[field.name] : body?.shape[field.name];
   return schema instanceof z.ZodType ? schema : undefined;
 }
 

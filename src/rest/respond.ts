@@ -35,8 +35,16 @@ export function restError(error: GraphQLError, overrides: Partial<Record<string,
 /** The field a message starts with: `email: …`, `limit must be …`, `userId is required`. */
 const LEADING_FIELD = /^(\w+(?:\.\w+|\[\d+\])*)(?=: | must | is )/;
 
+/** A field refused as unknown, named at the end of the message (`Received unknown parameter: bankAccount.nope`). */
+const UNKNOWN_FIELD = /^(Received unknown parameter: )(\w+(?:\.\w+|\[\d+\])*)$/;
+
 /** A message and its field, renamed from the operation's names to the caller's. */
 function inCallerTerms(text: string, param: string | undefined, callerFieldOf: CallerFieldOf): { message: string; field?: string } {
+  const unknown = UNKNOWN_FIELD.exec(text);
+  if (unknown) {
+    const field = callerFieldOf(unknown[2])?.param ?? unknown[2];
+    return { message: `${unknown[1]}${field}`, field };
+  }
   const leading = LEADING_FIELD.exec(text)?.[1];
   const named = leading !== undefined ? callerFieldOf(leading) : undefined;
   if (named) return { message: `${named.param}${named.reason ?? text.slice(leading!.length)}`, field: named.param };
@@ -56,7 +64,8 @@ export function setPipelineHeaders(res: ServerResponse, result: ExecutionResult)
  * `Variable "$input" got invalid value 5 at "input.email"; …` → `email: …`;
  * `Variable "$page" got invalid value "abc"; …` → `page: …`; a missing or null required value → `… is required`
  * (`bankAccount.routing is required`);
- * a value outside an enum → `currency must be one of NGN, USD, …`.
+ * a value outside an enum → `currency must be one of NGN, USD, …`; a field its input type does not have →
+ * `Received unknown parameter: bankAccount.nope`.
  */
 function readable(message: string): string {
   const missingField = /^Variable "\$\w+" got invalid value .*?(?: at "(?:\w+\.)?([\w.[\]]+)")?; Field "(\w+)" of required type "[^"]+" was not provided\.$/s.exec(message);
@@ -66,6 +75,8 @@ function readable(message: string): string {
   const invalid = /^Variable "\$(\w+)" got invalid value .*?(?: at "(?:\w+\.)?([\w.[\]]+)")?; (.*)$/s.exec(message);
   if (!invalid) return message;
   const field = invalid[2] ?? invalid[1];
+  const unknownField = /^Field "(\w+)" is not defined by type "\w+"\./.exec(invalid[3])?.[1];
+  if (unknownField) return `Received unknown parameter: ${field}.${unknownField}`;
   const enumValues = enumValuesIn(invalid[3]);
   if (enumValues) return `${field} must be one of ${enumValues.join(", ")}`;
   const scalar = /^(\w+) cannot represent/.exec(invalid[3])?.[1];

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { ErrorCode } from "../errors.js";
 import type { TadaDocumentNode } from "../graphql/typed.js";
 import type { RouteDocs } from "./docs.js";
@@ -37,8 +38,11 @@ export type Route<Data = unknown, Variables = Record<string, unknown>> = {
   result: (data: NoInfer<Data>) => unknown;
   status?: number;
   errors?: Partial<Record<ErrorCode, ErrorOverride>>;
-  /** Its entry in the OpenAPI document. */
-  docs: RouteDocs;
+  /**
+   * Its entry in the OpenAPI document, and the request it takes: a body is an object, and a field
+   * its query or body does not document is refused (src/rest/request-fields.ts).
+   */
+  docs: RouteDocs & { body?: z.ZodObject };
 };
 
 /**
@@ -46,7 +50,7 @@ export type Route<Data = unknown, Variables = Record<string, unknown>> = {
  * same terms. `operation`: the GraphQL operation a route runs, whose needed permissions (SPEC §13)
  * the document lists and whose name is its `operationId`; an endpoint that runs none gives its `operationId`.
  */
-export type DocumentedEndpoint = Pick<Route, "method" | "path" | "status" | "errors" | "docs"> &
+export type DocumentedEndpoint = Pick<Route, "method" | "path" | "status" | "errors"> & { docs: RouteDocs } &
   ({ operation: Route["operation"]; operationId?: never } | { operation?: never; operationId: string });
 
 /**

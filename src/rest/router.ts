@@ -5,6 +5,7 @@ import type { Yoga } from "../graphql/yoga.js";
 import { exchangeOf } from "../http/exchange.js";
 import { sendJson } from "../http/json.js";
 import { callerFieldsOf, type CallerFieldOf } from "./caller-fields.js";
+import { unknownFieldOf } from "./request-fields.js";
 import { restError, setPipelineHeaders } from "./respond.js";
 import type { RestInput, Route } from "./route.js";
 
@@ -35,18 +36,21 @@ export function restRouter(routes: readonly Route[], yoga: Yoga): Router {
   const router = Router({ caseSensitive: false, strict: false });
   for (const route of routes) {
     const method = route.method.toLowerCase() as Lowercase<Route["method"]>;
-    const callerFieldsIn = callerFieldsOf(route);
-    router[method](mountedPath(route, appSchema), (req, res) => answer(route, callerFieldsIn, req, res, yoga));
+    const fields = { callerFieldsIn: callerFieldsOf(route), unknownFieldIn: unknownFieldOf(route) };
+    router[method](mountedPath(route, appSchema), (req, res) => answer(route, fields, req, res, yoga));
   }
   return router;
 }
 
-async function answer(route: Route, callerFieldsIn: (input: RestInput) => CallerFieldOf, req: Request, res: Response, yoga: Yoga) {
+type RequestFields = { callerFieldsIn: (input: RestInput) => CallerFieldOf; unknownFieldIn: (input: RestInput) => string | undefined };
+
+async function answer(route: Route, fields: RequestFields, req: Request, res: Response, yoga: Yoga) {
   const exchange = exchangeOf(req);
   exchange.route = route.path;
-  const requestInfo = exchange.enterPipeline("rest");
-  const { schema, execute, contextFactory } = yoga.getEnveloped({ requestInfo, req });
   const input = { params: req.params as Record<string, string>, query: req.query as Record<string, unknown>, body: bodyOf(req) };
+  const requestInfo = exchange.enterPipeline("rest");
+  const unknown = (requestInfo.unknownParameter = fields.unknownFieldIn(input));
+  const { schema, execute, contextFactory } = yoga.getEnveloped({ requestInfo, req });
   const result = await execute({
     schema,
     document: route.operation,
@@ -55,7 +59,9 @@ async function answer(route: Route, callerFieldsIn: (input: RestInput) => Caller
   });
   setPipelineHeaders(res, result);
   if (result.errors?.length) {
-    const error = restError(result.errors[0], route.errors, callerFieldsIn(input));
+    // A field the route does not take is named as sent: never renamed after an operation field it resembles (`id`).
+    const asSent = unknown !== undefined && result.errors[0].extensions?.param === unknown;
+    const error = restError(result.errors[0], route.errors, asSent ? undefined : fields.callerFieldsIn(input));
     return sendJson(res, error.status, error.body);
   }
   sendJson(res, route.status ?? 200, route.result(result.data));
