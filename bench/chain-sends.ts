@@ -133,7 +133,7 @@ export type SendFigures = {
 export async function benchSends(options: SendsOptions, anvil: Anvil, token: Token): Promise<SendFigures> {
   await token.mint(TREASURY, 10n ** 15n);
   await anvil.rpc("anvil_setBalance", [TREASURY, `0x${(1000n * 10n ** 18n).toString(16)}`]);
-  const { apiKey, clientId } = await withDatabase(options.databaseUrl, ({ prisma }) => newClient(prisma));
+  const { apiKey, clientId } = await withDatabase(options.databaseUrl, ({ prisma }) => newClient(prisma, "test"));
   const app = await startApp(options.databaseUrl, {
     CHAIN_RPC_URL_BASE: anvil.url,
     CHAIN_TOKEN_BASE_USDC: token.address,

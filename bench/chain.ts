@@ -26,7 +26,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Users with custodial wallets for a fresh client, written in bulk (the derivation is the custodian's business; any address does). */
 async function custodialAddresses(databaseUrl: string, count: number): Promise<{ apiKey: string; addresses: Address[] }> {
   return withDatabase(databaseUrl, async (db) => {
-    const { apiKey, clientId } = await newClient(db.prisma);
+    const { apiKey, clientId } = await newClient(db.prisma, "test");
     const addresses = Array.from({ length: count }, randomAddress);
     for (let start = 0; start < count; start += 10_000) {
       const batch = addresses.slice(start, start + 10_000);

@@ -122,7 +122,7 @@ async function measured(app: Started, run: () => Promise<Completion[]>): Promise
 
 async function productLatencies(databaseUrl: string, { count, concurrency, users: userCount, rounds }: DepositLatencyOptions): Promise<Scenarios> {
   const { apiKey, users } = await withDatabase(databaseUrl, async ({ prisma }) => {
-    const { apiKey, clientId } = await newClient(prisma);
+    const { apiKey, clientId } = await newClient(prisma, "test");
     return { apiKey, users: await newUsers(prisma, clientId, userCount + 1) };
   });
   const [hotUser, ...spreadUsers] = users;

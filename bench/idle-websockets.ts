@@ -27,7 +27,7 @@ const kB = (bytes: number) => (bytes / 1024).toFixed(1);
 const MB = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 
 export async function benchIdleWebSockets({ databaseUrl, connections }: IdleWebSocketOptions): Promise<string> {
-  const { apiKey } = await withDatabase(databaseUrl, ({ prisma }) => newClient(prisma));
+  const { apiKey } = await withDatabase(databaseUrl, ({ prisma }) => newClient(prisma, "live"));
   // Every connection comes from this one address and client: lift the per-address and per-client stream caps.
   const app = await startApp(databaseUrl, { WS_MAX_CONNECTIONS_PER_IP: String(connections + 10), WS_MAX_CONNECTIONS_PER_CLIENT: String(connections + 10) }, PROBED);
   const url = `${app.url.replace(/^http/, "ws")}/graphql`;

@@ -57,7 +57,7 @@ function table(rows: Row[]): string {
 
 /** A fresh client whose users post DEPOSIT journals through `ledger`, counted per user for the check afterwards. */
 async function journalClient({ prisma, sql }: Database, ledger: LedgerService, users: number) {
-  const { clientId } = await newClient(prisma);
+  const { clientId } = await newClient(prisma, "test");
   const userIds = await newUsers(prisma, clientId, users);
   const journalsByUser = new Map<string, number>();
   const post = async (userId: string) => {

@@ -101,7 +101,7 @@ function median(rounds: Measured[]): Measured {
 /** A fresh tenant's API key and the one user its lookups read. */
 export const lookedUpUser = (databaseUrl: string) =>
   withDatabase(databaseUrl, async ({ prisma }) => {
-    const { apiKey, clientId } = await newClient(prisma);
+    const { apiKey, clientId } = await newClient(prisma, "live");
     const [userId] = await newUsers(prisma, clientId, 1);
     return { apiKey, userId };
   });

@@ -9,6 +9,8 @@ export type Started = {
   stop(): Promise<void>;
 };
 
+const START_TIMEOUT_MS = 180_000;
+
 /** BENCH_CPU_PROFILE_DIR: every started process writes a V8 CPU profile there when it exits (`node --cpu-prof`). */
 const profiling = (dir = process.env.BENCH_CPU_PROFILE_DIR) => (dir ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : []);
 
@@ -26,7 +28,11 @@ export function startProcess(entry: string, env: Record<string, string>, nodeArg
   });
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
-    const timer = setTimeout(() => reject(new Error(`${entry} did not start in 60 s`)), 60_000);
+    // 3 minutes: on a shared 2-core machine under load a server took more than one to start.
+    const timer = setTimeout(() => {
+      child.kill("SIGTERM"); // not left running, serving nobody
+      reject(new Error(`${entry} did not start in ${START_TIMEOUT_MS / 1000} s`));
+    }, START_TIMEOUT_MS);
     child.once("exit", (code) => reject(new Error(`${entry} exited with ${code}`)));
     // Only until the start line: the bench must not spend its own CPU parsing the server's access log.
     const onLine = (line: string) => {

@@ -30,9 +30,12 @@ export async function withDatabase<T>(url: string, work: (db: Database) => Promi
 
 const tag = () => randomBytes(4).toString("hex");
 
-/** A fresh tenant with an API key, so runs never see each other's rows. */
-export async function newClient(prisma: PrismaClient) {
-  const { apiKey, client } = await createClientWithKey(prisma, new ApiKeyService(prisma), { email: `bench-${tag()}@example.com` });
+/**
+ * A fresh tenant with an API key, so runs never see each other's rows. `live`: what production
+ * callers use (a production server without SANDBOX refuses test keys); `test` for the sandbox parts.
+ */
+export async function newClient(prisma: PrismaClient, mode: "test" | "live") {
+  const { apiKey, client } = await createClientWithKey(prisma, new ApiKeyService(prisma), { email: `bench-${tag()}@example.com`, mode });
   return { apiKey: apiKey.key, clientId: client.id };
 }
 

@@ -11,11 +11,15 @@ export function pickKeys<K extends string>(record: Record<string, unknown>, keys
   return Object.fromEntries(keys.map((key) => [key, record[key]])) as Record<K, unknown>;
 }
 
+/** ExactNumbers JSON.stringify has written whose nearest double reads differently from their digits. */
+let inexactWrites = 0;
+
 /**
- * A decimal written as a JSON number with every digit: REST's serializer (src/http/json.ts, lossless-json)
- * and every other writer of money (src/exact-json.ts: the event log, webhook bodies, SSE frames, GraphQL
- * answers carrying events) write its text as it is, so `163.808222690160182292` stays exact in the JSON
- * text even where a client's double does not. Plain `JSON.stringify` would write the nearest double.
+ * A decimal written as a JSON number with every digit: every writer of money (src/exact-json.ts: REST
+ * answers, the event log, webhook bodies, SSE frames, GraphQL answers carrying events) writes its text
+ * as it is, so `163.808222690160182292` stays exact in the JSON text even where a client's double does
+ * not. Plain `JSON.stringify` writes the nearest double, which is the same text for most amounts
+ * (`10.5`, `50000`): it counts the others (`inexactWriteCount`), and the writers then write losslessly.
  */
 export class ExactNumber extends LosslessNumber {
   /** `decimal`: decimal text; written in plain notation without trailing zeros (`50000.00` as `50000`). */
@@ -25,9 +29,14 @@ export class ExactNumber extends LosslessNumber {
   }
 
   toJSON(): number {
-    return Number(this.value);
+    const double = Number(this.value);
+    if (String(double) !== this.value) inexactWrites++;
+    return double;
   }
 }
+
+/** How many ExactNumbers JSON.stringify has written inexactly so far (compared before and after one call). */
+export const inexactWriteCount = () => inexactWrites;
 
 /** REST speaks JSON numbers for money (the contract), exact to the last digit; GraphQL keeps the exact decimal string. */
 export function withNumbers<T extends Record<string, unknown>>(record: T, fields: readonly string[]): T {

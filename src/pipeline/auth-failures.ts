@@ -10,11 +10,13 @@ import type { RateLimits } from "./rate-limits.js";
  * outside its IP allowlist) are not failures: the credential is valid.
  */
 export async function authenticateWithinBudget<T>(rateLimits: RateLimits, ip: string, authenticate: () => Promise<T>): Promise<T> {
-  await rateLimits.authenticationAllowed(ip);
-  try {
-    return await authenticate();
-  } catch (error) {
-    if (appErrorOf(error)?.code === "UNAUTHENTICATED") await rateLimits.authenticationFailed(ip);
-    throw error;
-  }
+  // An address this process knows to be blocked is refused before its credential is looked up.
+  rateLimits.refuseKnownBlocked(ip);
+  // The budget's answer (a round trip to the supervisor, or to Redis, where the budget is shared) and
+  // the credential's are awaited together: a valid credential no longer waits for one, then the other.
+  const [budget, credential] = await Promise.allSettled([rateLimits.authenticationAllowed(ip), authenticate()]);
+  if (budget.status === "rejected") throw budget.reason;
+  if (credential.status === "fulfilled") return credential.value;
+  if (appErrorOf(credential.reason)?.code === "UNAUTHENTICATED") await rateLimits.authenticationFailed(ip);
+  throw credential.reason;
 }

@@ -26,6 +26,8 @@ type Budget = { points: number; consume(key: string): Promise<unknown>; get(key:
 export type LimiterOutageReport = { fallbacks: Counter<"budget">; logger: Logger };
 
 const OUTAGE_LOG_EVERY_MS = 60_000;
+/** Blocked addresses remembered at most; past it, those whose window ended go, then the oldest (only a round trip is lost). */
+const MAX_KNOWN_BLOCKED = 10_000;
 
 /**
  * The budgets every transport draws on: in memory per instance (the supervisor keeps them for all
@@ -44,6 +46,8 @@ export class RateLimits {
   private readonly signInPerIp: Budget;
   private readonly webhooksPerIp: Budget;
   private readonly authFailuresPerIp: Budget;
+  /** Addresses seen blocked by the failed-authentication budget, until their window ends. */
+  private readonly blockedUntil = new Map<string, number>();
   private outageLoggedAt = -Infinity;
   private fallbacksSinceLog = 0;
 
@@ -83,12 +87,44 @@ export class RateLimits {
   /** RATE_LIMITED while the address has used up its failed-authentication budget: it is blocked for the rest of the window. */
   async authenticationAllowed(ip: string): Promise<void> {
     const used = await this.authFailuresPerIp.get(ip);
-    if (used && used.consumedPoints >= this.authFailuresPerIp.points) throw rateLimited(used);
+    if (used && used.consumedPoints >= this.authFailuresPerIp.points) throw this.blocked(ip, used);
+  }
+
+  /**
+   * RATE_LIMITED, without asking the budget's store, for an address this process has seen blocked
+   * and whose window has not ended (the store would say the same: a blocked address stays blocked
+   * for its window). Every other address is asked about in the store (`authenticationAllowed`).
+   */
+  refuseKnownBlocked(ip: string): void {
+    const until = this.blockedUntil.get(ip);
+    if (until === undefined) return;
+    const msBeforeNext = until - Date.now();
+    if (msBeforeNext > 0) throw rateLimited({ msBeforeNext });
+    this.blockedUntil.delete(ip);
   }
 
   /** One failed authentication from the address. */
-  authenticationFailed(ip: string) {
-    return consume(this.authFailuresPerIp, ip);
+  async authenticationFailed(ip: string): Promise<void> {
+    try {
+      await this.authFailuresPerIp.consume(ip);
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      throw this.blocked(ip, rejection);
+    }
+  }
+
+  /** The refusal of a blocked address, remembered until its window ends (at most MAX_KNOWN_BLOCKED addresses). */
+  private blocked(ip: string, state: RateLimiterRes): AppError {
+    const now = Date.now();
+    if (this.blockedUntil.size >= MAX_KNOWN_BLOCKED) {
+      for (const [known, until] of this.blockedUntil) if (until <= now) this.blockedUntil.delete(known);
+      for (const known of this.blockedUntil.keys()) {
+        if (this.blockedUntil.size < MAX_KNOWN_BLOCKED) break;
+        this.blockedUntil.delete(known);
+      }
+    }
+    this.blockedUntil.set(ip, now + state.msBeforeNext);
+    return rateLimited(state);
   }
 
   private fellBack(budget: string, err: unknown, outage: LimiterOutageReport | undefined) {
@@ -114,7 +150,7 @@ async function consume(limiter: Budget, key: string): Promise<void> {
   }
 }
 
-function rateLimited(state: RateLimiterRes): AppError {
+function rateLimited(state: Pick<RateLimiterRes, "msBeforeNext">): AppError {
   const retryAfter = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
   return new AppError("RATE_LIMITED", "Too many requests; slow down", { retryAfter });
 }
