@@ -4,6 +4,7 @@ import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { makePrivateDir } from "./db/private-dir.js";
+import { readDevnetEnv } from "./chain/devnet-env.js";
 import { parseChainSettings, type ChainSettings } from "./chain/networks.js";
 
 const booleanFlag = z
@@ -173,6 +174,8 @@ export type Config = {
   webhookAllowPrivateUrls: boolean;
   /** The on-chain rail: which networks are live (CHAIN_RPC_URL_<NETWORK>), their tokens and depths (src/chain/networks.ts). */
   chain: ChainSettings;
+  /** DATA_DIR/devnet.env when the test chain settings of `npm run devnet` were read from it. */
+  devnetSettings?: string;
 };
 
 export class ConfigError extends Error {}
@@ -228,9 +231,12 @@ function trustProxySetting(value: string): boolean | number | string {
   return /^\d+$/.test(value) ? Number(value) : value;
 }
 
+/** The variables set in `env`: an empty value counts as unset. */
+const definedOnly = (env: NodeJS.ProcessEnv) => Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ""));
+
 /** The variables of `schema` read from `env` (an empty value counts as unset), checked by its rules. */
 function parseEnv<T extends z.ZodObject>(schema: T, env: NodeJS.ProcessEnv): z.output<T> {
-  const parsed = schema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== "")));
+  const parsed = schema.safeParse(definedOnly(env));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
@@ -259,10 +265,13 @@ export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env): Databa
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parseEnv(EnvSchema, env);
   const providerSecrets = webhookProviderSecrets(env);
-  const chain = parseChainSettings(env);
-  if (chain.issues.length) throw new ConfigError(`Invalid configuration:\n${chain.issues.join("\n")}`);
   const production = e.NODE_ENV === "production";
   const dataDir = resolve(e.DATA_DIR);
+  // `npm run devnet`'s test chain: its CHAIN_TEST_… lines, under the environment's own (src/chain/devnet-env.ts).
+  const devnet = production ? undefined : readDevnetEnv(dataDir);
+  if (devnet?.issues.length) throw new ConfigError(`Invalid configuration:\n${devnet.issues.join("\n")}`);
+  const chain = parseChainSettings({ ...devnet?.values, ...definedOnly(env) });
+  if (chain.issues.length) throw new ConfigError(`Invalid configuration:\n${chain.issues.join("\n")}`);
   requireInProduction(e, ["DATABASE_URL", "JWT_SECRET", "ENCRYPTION_KEY", "WEBHOOK_SECRET", "CUSTODIAN_MASTER_KEY", "SMTP_URL", "METRICS_TOKEN"]);
   const webConcurrency = e.WEB_CONCURRENCY ?? (production ? availableCores() : 1);
   if (webConcurrency > 1 && !e.DATABASE_URL) {
@@ -329,5 +338,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // A developer's receiver runs on their own machine; a deployment reachable by others must opt in.
     webhookAllowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS ?? !production,
     chain: chain.settings,
+    devnetSettings: devnet && Object.keys(devnet.values).length ? devnet.file : undefined,
   };
 }

@@ -25,6 +25,7 @@ async function main() {
 async function serve(config: Config, parentLogger: Logger) {
   // A worker's lines say which worker wrote them.
   const logger = cluster.worker ? parentLogger.child({ worker: cluster.worker.id }) : parentLogger;
+  if (config.devnetSettings) logger.info({ file: config.devnetSettings }, "test chain settings read from DATA_DIR/devnet.env (npm run devnet); the environment's CHAIN_TEST_… variables win");
   const app = await buildApp({ config, logger });
   const url = await app.start();
   const sandboxKey = await firstRunApiKey(config, app.db.prisma, app.services.keys);

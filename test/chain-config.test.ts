@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -61,5 +61,35 @@ describe("CHAIN_* configuration", () => {
   ])("%s=%s is refused, naming it", (name, value, message) => {
     expect(() => load({ [name]: value })).toThrow(ConfigError);
     expect(() => load({ [name]: value })).toThrow(message);
+  });
+});
+
+describe("DATA_DIR/devnet.env (npm run devnet's settings)", () => {
+  const withFile = (text: string) => {
+    const dataDir = mkdtempSync(join(tmpdir(), "fintech-devnet-env-"));
+    writeFileSync(join(dataDir, "devnet.env"), text);
+    return (env: Record<string, string> = {}) => loadConfig({ NODE_ENV: "test", DATA_DIR: dataDir, ...env });
+  };
+  const testBase = (config: ReturnType<typeof loadConfig>) => config.chain.networks.find((n) => n.name === "BASE" && !n.livemode)!;
+
+  it("its CHAIN_TEST_ lines make a test chain; a variable of the environment wins over its line; production reads no such file", () => {
+    const load = withFile("# a comment\n\nCHAIN_TEST_RPC_URL_BASE=http://127.0.0.1:8545\nCHAIN_TEST_CONFIRMATIONS_BASE=3\n");
+    const config = load();
+    expect(testBase(config)).toMatchObject({ mode: "test", rpcUrl: "http://127.0.0.1:8545", confirmations: 3 });
+    expect(config.devnetSettings).toMatch(/devnet\.env$/);
+    expect(testBase(load({ CHAIN_TEST_CONFIRMATIONS_BASE: "7" }))).toMatchObject({ rpcUrl: "http://127.0.0.1:8545", confirmations: 7 });
+    const production = { NODE_ENV: "production", DATABASE_URL: "postgresql://db/x", JWT_SECRET: "j".repeat(32), ENCRYPTION_KEY: "e".repeat(64), WEBHOOK_SECRET: "w".repeat(32), CUSTODIAN_MASTER_KEY: "xprv1", SMTP_URL: "smtp://mail", METRICS_TOKEN: "m".repeat(16) };
+    expect(testBase(load(production)).mode).toBe("sandbox");
+  });
+
+  it.each([
+    ["CHAIN_RPC_URL_BASE=http://127.0.0.1:8545", /line 1: CHAIN_RPC_URL_BASE: only test chain settings/],
+    ["CHAIN_TEST_RPC_URL_BASE=http://127.0.0.1:8545\nDATABASE_URL=postgresql://x/y", /line 2: DATABASE_URL: only test chain settings/],
+    ["not a setting", /line 1: not a NAME=value line/],
+    ["CHAIN_TEST_RPC_URL_BASSE=http://127.0.0.1:8545", /BASSE is not a network/],
+  ])("%s refuses the start, naming the file and the line", (text, message) => {
+    const load = withFile(`${text}\n`);
+    expect(() => load()).toThrow(ConfigError);
+    expect(() => load()).toThrow(message);
   });
 });

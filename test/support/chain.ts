@@ -2,21 +2,17 @@ import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { promisify } from "node:util";
-import { createRequire } from "node:module";
 import { join } from "node:path";
+import { callToken, deployTokenContract } from "../../scripts/devnet/token.js";
 import { testDatabaseUrl } from "./server.js";
 import { createInterface } from "node:readline";
 import {
   createPublicClient,
   createTestClient,
   defineChain,
-  encodeDeployData,
-  encodeFunctionData,
   http,
   parseEventLogs,
   erc20Abi,
-  getAddress,
-  type Abi,
   type Address,
   type Hash,
   type Hex,
@@ -27,102 +23,11 @@ import { HDKey, hdKeyToAccount } from "viem/accounts";
 /**
  * A real EVM node for a test file: anvil (from the npm package @foundry-rs/anvil) on a free loopback
  * port, with a chain id of its own (test files share one database, and the watcher's state is per
- * chain id), and an ERC-20 compiled here from our own source with solc-js. No mock of the chain.
+ * chain id), and the ERC-20 of scripts/devnet/token.ts (compiled from our own source with solc-js).
+ * No mock of the chain.
  */
 
-const TOKEN_SOURCE = `// SPDX-License-Identifier: MIT
-pragma solidity ^0.8.20;
-
-/// A small ERC-20 for the tests: the deployer mints; a paused token refuses every transfer.
-contract TestToken {
-    string public name;
-    string public symbol;
-    uint8 public decimals;
-    uint256 public totalSupply;
-    bool public paused;
-    address public owner;
-    mapping(address => uint256) public balanceOf;
-    mapping(address => mapping(address => uint256)) public allowance;
-
-    event Transfer(address indexed from, address indexed to, uint256 value);
-    event Approval(address indexed owner, address indexed spender, uint256 value);
-
-    constructor(string memory name_, string memory symbol_, uint8 decimals_) {
-        name = name_;
-        symbol = symbol_;
-        decimals = decimals_;
-        owner = msg.sender;
-    }
-
-    function mint(address to, uint256 value) external {
-        require(msg.sender == owner, "owner only");
-        totalSupply += value;
-        balanceOf[to] += value;
-        emit Transfer(address(0), to, value);
-    }
-
-    function setPaused(bool paused_) external {
-        require(msg.sender == owner, "owner only");
-        paused = paused_;
-    }
-
-    function transfer(address to, uint256 value) external returns (bool) {
-        _move(msg.sender, to, value);
-        return true;
-    }
-
-    /// Many transfers in one transaction (one block): the bench's way to fill blocks quickly.
-    function transferMany(address[] calldata to, uint256[] calldata value) external {
-        require(to.length == value.length, "lengths");
-        for (uint256 i = 0; i < to.length; i++) _move(msg.sender, to[i], value[i]);
-    }
-
-    function approve(address spender, uint256 value) external returns (bool) {
-        allowance[msg.sender][spender] = value;
-        emit Approval(msg.sender, spender, value);
-        return true;
-    }
-
-    function transferFrom(address from, address to, uint256 value) external returns (bool) {
-        uint256 allowed = allowance[from][msg.sender];
-        require(allowed >= value, "allowance");
-        if (allowed != type(uint256).max) allowance[from][msg.sender] = allowed - value;
-        _move(from, to, value);
-        return true;
-    }
-
-    function _move(address from, address to, uint256 value) internal {
-        require(!paused, "paused");
-        require(balanceOf[from] >= value, "balance");
-        balanceOf[from] -= value;
-        balanceOf[to] += value;
-        emit Transfer(from, to, value);
-    }
-}
-`;
-
-type Artifact = { abi: Abi; bytecode: Hex };
-let compiled: Artifact | undefined;
-
-/** The token compiled once per process (solc-js takes about a second). */
-export function tokenArtifact(): Artifact {
-  if (compiled) return compiled;
-  const solc = createRequire(import.meta.url)("solc") as { compile(input: string): string };
-  const output = JSON.parse(
-    solc.compile(
-      JSON.stringify({
-        language: "Solidity",
-        sources: { "TestToken.sol": { content: TOKEN_SOURCE } },
-        settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { "*": { TestToken: ["abi", "evm.bytecode.object"] } } },
-      }),
-    ),
-  );
-  const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === "error");
-  if (errors.length) throw new Error(`solc: ${errors.map((e: { formattedMessage: string }) => e.formattedMessage).join("\n")}`);
-  const contract = output.contracts["TestToken.sol"].TestToken;
-  compiled = { abi: contract.abi as Abi, bytecode: `0x${contract.evm.bytecode.object}` };
-  return compiled;
-}
+export { tokenArtifact } from "../../scripts/devnet/token.js";
 
 export type Anvil = {
   url: string;
@@ -208,18 +113,10 @@ export type Token = {
 
 /** Deploys the test token from the first account (its owner, who mints). */
 export async function deployToken(anvil: Anvil, options: { name?: string; symbol?: string; decimals?: number } = {}): Promise<Token> {
-  const { abi, bytecode } = tokenArtifact();
   const decimals = options.decimals ?? 6;
   const owner = anvil.accounts[0];
-  const send = async (data: Hex | undefined, to: Address | undefined, from: Address) => {
-    const hash = (await anvil.rpc("eth_sendTransaction", [{ from, to, data, gas: "0x1000000" }])) as Hash;
-    const receipt = await anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
-    if (receipt.status !== "success") throw new Error(`transaction ${hash} reverted`);
-    return receipt;
-  };
-  const deployed = await send(encodeDeployData({ abi, bytecode, args: [options.name ?? "Test USD Coin", options.symbol ?? "USDC", decimals] }), undefined, owner);
-  const address = getAddress(deployed.contractAddress!);
-  const call = (from: Address, functionName: string, args: unknown[]) => send(encodeFunctionData({ abi, functionName, args } as never), address, from);
+  const address = await deployTokenContract(anvil.client, owner, { name: options.name ?? "Test USD Coin", symbol: options.symbol ?? "USDC", decimals });
+  const call = (from: Address, functionName: string, args: unknown[]) => callToken(anvil.client, from, address, functionName, args);
   return {
     address,
     decimals,
