@@ -12,9 +12,6 @@ import { cursorsOf } from "../src/chain/records.js";
 import { sendBacklog, type SendBacklog } from "../src/chain/send-records.js";
 import { treasuryAccount } from "../src/chain/treasury.js";
 import { loadConfig } from "../src/config.js";
-import { embeddedDataDir, openDatabase } from "../src/db/database.js";
-import { DataDirBusyError } from "../src/db/embedded-lock.js";
-import { createLogger } from "../src/logger.js";
 import { loadOrCreateMasterKey } from "../src/providers/custodian.js";
 
 type Report = {
@@ -49,6 +46,12 @@ type FromDatabase = { synced: Map<number, number>; backlog: Map<number, SendBack
 
 /** The synced blocks and the sends' backlog by chain id, from the database (undefined when the embedded one is held by a running server). */
 async function fromDatabase(chainIds: number[]): Promise<FromDatabase | undefined> {
+  // Loaded here, not at the top: with no network configured the script never needs them (Prisma, PGlite).
+  const [{ embeddedDataDir, openDatabase }, { DataDirBusyError }, { createLogger }] = await Promise.all([
+    import("../src/db/database.js"),
+    import("../src/db/embedded-lock.js"),
+    import("../src/logger.js"),
+  ]);
   try {
     const db = await openDatabase({ url: config.databaseUrl, embeddedDir: embeddedDataDir(config.dataDir), role: "tool", logger: createLogger("warn") });
     try {

@@ -7,6 +7,7 @@ import { newTenant, startServer, type Tenant, type TestServer } from "./support/
 import { needs } from "./support/requirements.js";
 import { deployToken, freshAddress, liveBaseEnv, startAnvil, testCustody, tokenArtifact, type Anvil, type Token } from "./support/chain.js";
 import { until } from "./support/until.js";
+import { patient } from "./support/patience.js";
 
 // Reorgs against deposits (issue 35): on a real anvil, three confirmations, a 100 ms poll. Each
 // transfer is counted from the token's logs on the node, each credit from the ledger. Sweeps start
@@ -35,7 +36,7 @@ beforeAll(async () => {
   server = await startServer({ env });
   tenant = await newTenant(server, "live");
   await until(async () => (await rest(server, "GET", "/v1/networks", { headers: tenant.headers })).body.find((n: { network: string }) => n.network === "BASE")?.syncedBlock != null, "the watcher to start");
-}, 120_000);
+}, patient(120_000));
 
 afterAll(async () => {
   await server?.stop();
@@ -177,7 +178,7 @@ describe("one bad deposit is isolated", () => {
 describe("a reorg deeper than the depth takes a completed deposit's transfer", () => {
   // Passes alone; after the file's earlier reorgs the genuine deposit's sweep is not sent within the wait: the
   // sender's resending of the treasury's dropped sends (a deep reorg) and the sweeps here interact. Open, in docs/chain.md.
-  it("the deposit is flagged ORPHANED, logged once, counted; the address's later deposits are still swept", { ...needs(OPEN_DEFECT), timeout: 120_000 }, async () => {
+  it("the deposit is flagged ORPHANED, logged once, counted; the address's later deposits are still swept", { ...needs(OPEN_DEFECT), timeout: patient(120_000) }, async () => {
     const { userId, address } = await custodialUser();
     await token.transfer(sender, address, units("25"));
     await anvil.mine(CONFIRMATIONS - 1);
