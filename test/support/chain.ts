@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { promisify } from "node:util";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { tightenDataDir } from "../../src/db/private-dir.js";
 import { PGlite } from "@electric-sql/pglite";
 import { embeddedSnapshot } from "./embedded-snapshot.js";
 import { testDatabaseUrl } from "./server.js";
@@ -288,8 +289,9 @@ export async function chainsReport(env: Record<string, string>): Promise<{ stdou
   return { stdout: run.stdout, networks: JSON.parse(run.stdout) };
 }
 
-/** An embedded database on disk at `pgdata`, from the run's migrated snapshot. */
+/** An embedded database on disk at `pgdata`, from the run's migrated snapshot, private as the server leaves one. */
 async function writeMigratedDatabase(pgdata: string): Promise<void> {
   const db = await PGlite.create(pgdata, { loadDataDir: await embeddedSnapshot() });
   await db.close();
+  tightenDataDir(dirname(pgdata), pgdata);
 }
