@@ -52,19 +52,20 @@ describe("the README's samples run as pasted", { timeout: patient(180_000) }, ()
     const { stdout } = await run("bash", ["-e", "-o", "pipefail", "-c", `${script}\necho "### USER_ID=$USER_ID"`], { cwd: process.cwd(), env });
     const output = (line: number) => stdout.split("### README.md:").find((part) => part.startsWith(`${line}\n`)) ?? "";
     const [example, clientCreate, restCalls, graphql] = shellSamples.filter((sample) => !streams(sample.code)).map((sample) => output(sample.line));
+    userId = /### USER_ID=(\S+)/.exec(stdout)?.[1] ?? "";
+    expect(userId).toMatch(/^[0-9a-f-]{36}$/);
 
     expect(example).toMatch(/update\s+\S+ COMPLETED \(over graphql-ws\)/);
-    expect(clientCreate).toMatch(/^api key fpk_test_\S+$/m);
+    expect(clientCreate).toMatch(/^api key fpk_test_\S+ \(test mode\)$/m);
     expect(restCalls).toContain('"accountNumber"');
     expect(restCalls).toContain('"status":"PENDING"');
     expect(restCalls).not.toContain('"error"');
     expect(graphql).toContain('"email":"ada@example.com"');
     expect(graphql).not.toContain('"errors"');
-    userId = /### USER_ID=(\S+)/.exec(stdout)?.[1] ?? "";
-    expect(userId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it("the SSE sample streams the user's deposit updates", async () => {
+    expect(userId, "the shell samples' USER_ID").not.toBe("");
     const [sample] = shellSamples.filter((candidate) => streams(candidate.code));
     const child = spawn("bash", ["-c", sample!.code], { cwd: process.cwd(), env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     let output = "";
@@ -87,6 +88,7 @@ describe("the README's samples run as pasted", { timeout: patient(180_000) }, ()
   });
 
   it("the graphql-ws sample prints its deposit PENDING then COMPLETED, and ends", async () => {
+    expect(userId, "the shell samples' USER_ID").not.toBe("");
     const [sample] = runnableSamples("ts");
     // In the repository, where graphql-ws and ws resolve, as the README says.
     const file = join(process.cwd(), `.readme-sample-${process.pid}.ts`);
