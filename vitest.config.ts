@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { HOOK_TIMEOUT_MS, TEST_TIMEOUT_MS } from "./test/support/patience.js";
 import { testDatabaseUrl } from "./test/support/test-database.js";
 
 export default defineConfig({
@@ -6,8 +7,10 @@ export default defineConfig({
   resolve: { alias: [{ find: /^graphql$/, replacement: "graphql/index.js" }] },
   test: {
     include: ["test/**/*.test.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Bounds on an idle machine; each file stretches them by the load it starts under (test/support/patience.ts).
+    testTimeout: TEST_TIMEOUT_MS,
+    hookTimeout: HOOK_TIMEOUT_MS,
+    setupFiles: ["./test/support/patience-setup.ts"],
     pool: "forks",
     // On the embedded database a worker runs its files one after another in one process: the modules
     // (the app, PGlite's WebAssembly) load once per worker, not once per file, and each file still

@@ -15,9 +15,6 @@ import { sendBacklog, type SendBacklog } from "../src/chain/send-records.js";
 import { checkToken, type TokenAvailability } from "../src/chain/tokens.js";
 import { treasuryAccount } from "../src/chain/treasury.js";
 import { loadConfig } from "../src/config.js";
-import { embeddedDataDir, openDatabase } from "../src/db/database.js";
-import { DataDirBusyError } from "../src/db/embedded-lock.js";
-import { createLogger } from "../src/logger.js";
 import { loadOrCreateMasterKey } from "../src/providers/custodian.js";
 
 type Report = {
@@ -74,6 +71,12 @@ async function booksOf(sql: Parameters<typeof reconcile>[0], networks: NetworkSe
 
 /** The synced blocks, the sends' backlog by chain id and the books, from the database (undefined when the embedded one is held by a running server). */
 async function fromDatabase(chainIds: number[], networks: NetworkSettings[], up: boolean[]): Promise<FromDatabase | undefined> {
+  // Loaded here, not at the top: with no network configured the script never needs them (Prisma, PGlite).
+  const [{ embeddedDataDir, openDatabase }, { DataDirBusyError }, { createLogger }] = await Promise.all([
+    import("../src/db/database.js"),
+    import("../src/db/embedded-lock.js"),
+    import("../src/logger.js"),
+  ]);
   try {
     const db = await openDatabase({ url: config.databaseUrl, embeddedDir: embeddedDataDir(config.dataDir), role: "tool", logger: createLogger("warn") });
     try {

@@ -5,6 +5,7 @@ import { REQUIREMENTS, needs } from "./support/requirements.js";
 import { startServerProcess, type ServerProcess } from "./support/server-process.js";
 import { testDatabaseUrl } from "./support/server.js";
 import { until } from "./support/until.js";
+import { patient } from "./support/patience.js";
 
 /**
  * WEB_CONCURRENCY=2 with a live network: every worker runs the network's watcher and sender (one
@@ -25,7 +26,7 @@ describe("chain gauges under a cluster (WEB_CONCURRENCY=2)", needs(REQUIREMENTS.
       WEB_CONCURRENCY: "2",
       CUSTODIAN_MASTER_KEY: testCustody(31).masterKey,
     });
-  }, 200_000);
+  }, patient(200_000));
   afterAll(async () => {
     await server?.stop();
     await anvil?.stop();
@@ -62,5 +63,5 @@ describe("chain gauges under a cluster (WEB_CONCURRENCY=2)", needs(REQUIREMENTS.
       expect(gauge(text, "chain_lag_blocks")).toBe(0);
       expect(gauge(text, "chain_treasury_native_balance")).toBe(1);
     }
-  }, 60_000);
+  }, patient(60_000));
 });

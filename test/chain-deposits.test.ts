@@ -8,7 +8,9 @@ import { createUser, gql, rest } from "./support/http.js";
 import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
 import { subscriptionsOf } from "./support/subscriptions.js";
 import { startTcpProxy, type TcpProxy } from "./support/tcp-proxy.js";
+import { until } from "./support/until.js";
 import { chainsReport, deployToken, liveBaseEnv, startAnvil, type Anvil, type Token } from "./support/chain.js";
+import { patient } from "./support/patience.js";
 
 // A live BASE on a real anvil (behind a TCP proxy, so one test can take the RPC away), with our
 // token as its USDC, three confirmations and a 100 ms poll. Runs on both databases.
@@ -36,7 +38,7 @@ beforeAll(async () => {
   server = await startServer({ env: { ...chainEnv(), CUSTODIAN_MASTER_KEY: MASTER_KEY } });
   tenant = await newTenant(server, "live");
   await until(async () => (await networks()).find((n) => n.network === "BASE")?.syncedBlock != null, "the watcher to start");
-}, 60_000);
+}, patient(60_000));
 
 afterAll(async () => {
   await server?.stop();
@@ -45,16 +47,6 @@ afterAll(async () => {
 });
 
 type Deposit = { id: string; status: string; amount: number; currency: string; eventId: string; transactionHash?: string; tokenAddress?: string; chainId?: number };
-
-async function until<T>(read: () => Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Long enough for several watcher passes (100 ms apart). */
@@ -178,7 +170,7 @@ describe("custody", () => {
     if (testDatabaseUrl) expect(base.syncedBlock).toBeGreaterThan(0);
     expect(base.lag === null || base.lag >= 0).toBe(true);
     expect(run.stdout).not.toContain(MASTER_KEY);
-  }, 60_000);
+  }, patient(60_000));
 });
 
 describe("deposits from the chain", () => {
@@ -307,5 +299,5 @@ describe("deposits from the chain", () => {
     expect(value("chain_deposits_seen_total")).toBeGreaterThan(0);
     expect(value("chain_deposits_credited_total")).toBeGreaterThan(0);
     expect(value("chain_watcher_errors_total")).toBeGreaterThan(0);
-  }, 60_000);
+  }, patient(60_000));
 });

@@ -11,6 +11,7 @@ import { testDatabaseUrl } from "./support/server.js";
 import { deployToken, liveBaseEnv, startAnvil, type Anvil, type Token } from "./support/chain.js";
 import { killInstance, startInstance, type Instance } from "./support/instance.js";
 import { until } from "./support/until.js";
+import { patient } from "./support/patience.js";
 
 // The watcher across processes, on PostgreSQL: the real server killed with SIGKILL while it catches
 // up (resumes with no gap and no repeat), and two instances, one of them with two workers, of
@@ -51,7 +52,7 @@ describe("the chain watcher across processes", needs(REQUIREMENTS.postgres), () 
       addresses.push(wallet.body.address);
     }
     await killInstance(instance);
-  }, 90_000);
+  }, patient(90_000));
 
   afterAll(async () => {
     for (const instance of running) await killInstance(instance);
@@ -110,7 +111,7 @@ describe("the chain watcher across processes", needs(REQUIREMENTS.postgres), () 
     expect(rows.map((row) => row.eventId).sort()).toEqual([...expected].sort());
     expect(rows.every((row) => row.journals === 1)).toBe(true);
     await killInstance(instance);
-  }, 180_000);
+  }, patient(180_000));
 
   it("two instances, one with two workers: exactly one watches; when it dies another takes over", async () => {
     const a = await startInstance(env({ WEB_CONCURRENCY: "2" }));
@@ -135,5 +136,5 @@ describe("the chain watcher across processes", needs(REQUIREMENTS.postgres), () 
     await until(async () => holders().length === 2, "the new holder's log line", 5000);
     expect(new Set(holders()).size).toBe(2);
     expect((await recorded()).every((row) => row.journals === 1)).toBe(true);
-  }, 120_000);
+  }, patient(120_000));
 });

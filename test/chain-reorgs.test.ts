@@ -6,6 +6,7 @@ import { createUser, rest } from "./support/http.js";
 import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
 import { deployToken, freshAddress, liveBaseEnv, startAnvil, testCustody, tokenArtifact, type Anvil, type Token } from "./support/chain.js";
 import { until } from "./support/until.js";
+import { patient } from "./support/patience.js";
 
 // Reorgs against deposits (issue 35): on a real anvil, three confirmations, a 100 ms poll. Each
 // transfer is counted from the token's logs on the node, each credit from the ledger. Sweeps start
@@ -33,7 +34,7 @@ beforeAll(async () => {
   server = await startServer({ env });
   tenant = await newTenant(server, "live");
   await until(async () => (await rest(server, "GET", "/v1/networks", { headers: tenant.headers })).body.find((n: { network: string }) => n.network === "BASE")?.syncedBlock != null, "the watcher to start");
-}, 120_000);
+}, patient(120_000));
 
 afterAll(async () => {
   await server?.stop();
@@ -173,7 +174,7 @@ describe("one bad deposit is isolated", () => {
 });
 
 describe("a reorg deeper than the depth takes a completed deposit's transfer", () => {
-  it("the deposit is flagged ORPHANED, logged once, counted; the address's later deposits are still swept", { timeout: 120_000 }, async () => {
+  it("the deposit is flagged ORPHANED, logged once, counted; the address's later deposits are still swept", { timeout: patient(120_000) }, async () => {
     const { userId, address } = await custodialUser();
     await token.transfer(sender, address, units("25"));
     await anvil.mine(CONFIRMATIONS - 1);

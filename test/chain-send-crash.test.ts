@@ -14,6 +14,7 @@ import { startRpcProxy, type RpcProxy } from "./support/rpc-proxy.js";
 import { call, createScratchClient, createScratchDatabase, scratchServerEnv, type Answer, type ScratchDatabase } from "./support/scratch-server.js";
 import { testDatabaseUrl } from "./support/server.js";
 import { until } from "./support/until.js";
+import { patient } from "./support/patience.js";
 
 // The sender's exactly-once promises, with the product as real server processes on one PostgreSQL
 // database, against a real anvil behind a JSON-RPC proxy that SIGKILLs the server at the moment it
@@ -50,7 +51,7 @@ describe("the chain sender across SIGKILLs and instances", needs(REQUIREMENTS.po
     await anvil.setBalance(treasury, 100n * ETH);
     proxy = await startRpcProxy(anvil.url);
     dataDir = mkdtempSync(join(tmpdir(), "fintech-chain-send-"));
-  }, 60_000);
+  }, patient(60_000));
 
   afterEach(async () => {
     for (const instance of running.splice(0)) await killInstance(instance);
@@ -132,7 +133,7 @@ describe("the chain sender across SIGKILLs and instances", needs(REQUIREMENTS.po
 
   /** `promise`, or an error naming `what` after `ms`. */
   const within = <T>(promise: Promise<T>, ms: number, what: string) =>
-    Promise.race([promise, sleep(ms).then(() => Promise.reject(new Error(`timed out waiting for ${what}`)))]);
+    Promise.race([promise, sleep(patient(ms)).then(() => Promise.reject(new Error(`timed out waiting for ${what}`)))]);
 
   /**
    * A withdrawal requested on an instance that the proxy SIGKILLs at its first broadcast (`when`),
@@ -183,7 +184,7 @@ describe("the chain sender across SIGKILLs and instances", needs(REQUIREMENTS.po
       // Blocks pass while the server is down (the node's fee estimate moves).
       await anvil.mine(2);
     });
-  }, 90_000);
+  }, patient(90_000));
 
   for (const automine of [true, false]) {
     const where = automine ? "mined at once" : "left in the node's mempool";
@@ -198,7 +199,7 @@ describe("the chain sender across SIGKILLs and instances", needs(REQUIREMENTS.po
       } finally {
         await anvil.rpc("evm_setAutomine", [true]);
       }
-    }, 90_000);
+    }, patient(90_000));
   }
 
   it("ten parallel withdrawals, each request sent twice under its key: ten withdrawals, ten transfers, consecutive nonces", async () => {
@@ -231,7 +232,7 @@ describe("the chain sender across SIGKILLs and instances", needs(REQUIREMENTS.po
     const hashes = await oneTransferEach(requests.map((request) => request.to));
     expect(done.map((w) => w.transactionHash)).toEqual(hashes);
     await expectConsecutiveNonces(hashes);
-  }, 90_000);
+  }, patient(90_000));
 
   it("two instances: one holds the sender lease, withdrawals through both are sent once in nonce order; when the holder dies the other takes over", async () => {
     const headers = await newTenant();
@@ -271,5 +272,5 @@ describe("the chain sender across SIGKILLs and instances", needs(REQUIREMENTS.po
     // Still no gap and no reuse, across the take-over; nothing sent twice before it.
     await expectConsecutiveNonces([...before, ...after]);
     await oneTransferEach(requests.map((request) => request.to));
-  }, 120_000);
+  }, patient(120_000));
 });

@@ -6,6 +6,7 @@ import { SendHarness, units } from "./support/chain-send-harness.js";
 import { rest } from "./support/http.js";
 import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { until } from "./support/until.js";
+import { patient } from "./support/patience.js";
 
 // The sender's guards, each with a test that fails without it: a transfer that reverts when mined (not at
 // estimation), the stored next nonce as a floor over the node's count, the sender lease, and the lock on the
@@ -15,7 +16,7 @@ let h: SendHarness;
 
 beforeAll(async () => {
   h = await SendHarness.start();
-}, 60_000);
+}, patient(60_000));
 
 afterAll(async () => {
   await h?.stop();

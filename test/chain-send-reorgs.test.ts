@@ -4,6 +4,7 @@ import { HDKey, hdKeyToAccount } from "viem/accounts";
 import { freshAddress } from "./support/chain.js";
 import { SendHarness, units } from "./support/chain-send-harness.js";
 import { until } from "./support/until.js";
+import { patient } from "./support/patience.js";
 
 // The sender under a reorg deeper than the confirmation depth, and under fees that would run away: on a real
 // anvil (three confirmations, a 100 ms poll), both databases. What was sent is read from the token's own logs
@@ -12,7 +13,7 @@ let h: SendHarness;
 
 beforeAll(async () => {
   h = await SendHarness.start();
-}, 60_000);
+}, patient(60_000));
 
 afterAll(async () => {
   await h?.stop();
@@ -154,7 +155,7 @@ describe("the fee ceiling", () => {
 
   beforeAll(async () => {
     await h.restart({ CHAIN_REPLACE_AFTER_MS: "100", CHAIN_MAX_FEE_GWEI_BASE: CEILING_GWEI });
-  }, 60_000);
+  }, patient(60_000));
 
   it("a send stuck in the mempool is replaced until the next bump would pass CHAIN_MAX_FEE_GWEI_<NETWORK>, then waits; no transaction ever bids above it", async () => {
     const ceiling = parseGwei(CEILING_GWEI);

@@ -8,6 +8,7 @@ import { fund } from "./support/ledger.js";
 import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
 import { chainsReport, deployToken, freshAddress, liveBaseEnv, startAnvil, testCustody, type Anvil, type Token } from "./support/chain.js";
 import { until } from "./support/until.js";
+import { patient } from "./support/patience.js";
 
 // Sends on a live BASE (a real anvil, our own token as its USDC, three confirmations, a 100 ms poll),
 // on both databases: withdrawals (also with the treasury short of gas or tokens, after a reorg, stuck
@@ -32,7 +33,7 @@ beforeAll(async () => {
   server = await startServer({ env: { ...chainEnv(), CUSTODIAN_MASTER_KEY: MASTER_KEY } });
   tenant = await newTenant(server, "live");
   await until(async () => server.app.services.chain.chainIdOf("live", "BASE") !== undefined, "the RPC's chain id");
-}, 60_000);
+}, patient(60_000));
 
 const chainEnv = () => liveBaseEnv(anvil, token, { CHAIN_CONFIRMATIONS_BASE: String(CONFIRMATIONS), CHAIN_REPLACE_AFTER_MS: "600000", CHAIN_SWEEP_MIN: SWEEP_MIN });
 
@@ -438,7 +439,7 @@ describe("the operator's view", () => {
     expect(await transfersOf({ from: largeAddress })).toEqual([{ transactionHash: expect.any(String), value: units("6") }]);
     expect(await metric("chain_sends_waiting", { reason: "GAS" })).toBe(0);
     expect(await metric("chain_treasury_native_balance")).toBeGreaterThan(0);
-  }, 60_000);
+  }, patient(60_000));
 });
 
 describe("a send stuck in the mempool", () => {
@@ -448,7 +449,7 @@ describe("a send stuck in the mempool", () => {
     server = await startServer({ env: { ...chainEnv(), CHAIN_REPLACE_AFTER_MS: "1000", CUSTODIAN_MASTER_KEY: MASTER_KEY } });
     tenant = await newTenant(server, "live");
     await until(async () => server.app.services.chain.chainIdOf("live", "BASE") !== undefined, "the RPC's chain id");
-  }, 60_000);
+  }, patient(60_000));
 
   it("is replaced at its nonce with a higher fee; once mined it completes with the mined hash, as one transfer", async () => {
     const userId = await fundedUser("10");

@@ -10,6 +10,7 @@ import { createUser } from "./support/http.js";
 import { REQUIREMENTS, needs } from "./support/requirements.js";
 import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
 import { until } from "./support/until.js";
+import { patient } from "./support/patience.js";
 
 // The watcher's guards, each met by the interleaving it exists for, the lease out of the way (these
 // call the watcher's own code, as two holders would). What races runs on PostgreSQL only.
@@ -21,7 +22,7 @@ const newChainId = () => 2_000_000_000 + Math.floor(Math.random() * 100_000_000)
 beforeAll(async () => {
   server = await startServer();
   tenant = await newTenant(server, "live");
-}, 120_000);
+}, patient(120_000));
 afterAll(() => server?.stop());
 
 describe("the watcher cursor's compare-and-set", needs(REQUIREMENTS.postgres), () => {

@@ -13,6 +13,7 @@ import { SHARED_SECRETS, startServerProcess, type ServerProcess } from "./suppor
 import { REQUIREMENTS, needs } from "./support/requirements.js";
 import { testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
 import { settle, subscribeWs } from "./support/subscriptions.js";
+import { patient } from "./support/patience.js";
 
 /**
  * WEB_CONCURRENCY=2 on PostgreSQL: one port, two worker processes. What holds across instances must
@@ -38,7 +39,7 @@ describe("a clustered server (WEB_CONCURRENCY=2)", needs(REQUIREMENTS.postgres),
     server = await startServerProcess({ DATABASE_URL: freshDatabase, WEB_CONCURRENCY: "2", SIGN_IN_RATE_LIMIT_PER_MINUTE: "3" });
     db = await openDatabase({ url: freshDatabase, logger: createLogger("silent") });
     keys = new ApiKeyService(db.prisma);
-  }, 90_000);
+  }, patient(90_000));
   afterAll(async () => {
     await server?.stop();
     await db?.close();
@@ -171,7 +172,7 @@ describe("a clustered server (WEB_CONCURRENCY=2)", needs(REQUIREMENTS.postgres),
     const started = () => server.output.filter((line) => line.includes('"server started"')).map((line) => JSON.parse(line) as { worker: number; pid: number });
     const before = started();
     process.kill(before[0].pid, "SIGKILL");
-    await expect.poll(() => started().length, { timeout: 30_000 }).toBe(before.length + 1);
+    await expect.poll(() => started().length, { timeout: patient(30_000) }).toBe(before.length + 1);
     const replacement = started().at(-1)!;
     expect(replacement.worker).toBeGreaterThan(Math.max(...before.map((line) => line.worker)));
     const workers = new Set<number>();

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { availableCores, ConfigError, loadConfig } from "../src/config.js";
 import { deriveAddress } from "../src/providers/custodian.js";
+import { patient } from "./support/patience.js";
 
 const dataDir = () => mkdtempSync(join(tmpdir(), "fintech-config-"));
 const SECRET = "s".repeat(32);
@@ -161,12 +162,12 @@ describe("loadConfig", () => {
 
 describe("start-up with a bad configuration", () => {
   // A real process: it loads the whole app before reading the configuration, slow on a busy machine.
-  it("stops with exit code 1 and a message naming the variable", { timeout: 90_000 }, async () => {
+  it("stops with exit code 1 and a message naming the variable", { timeout: patient(90_000) }, async () => {
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const child = execFile(
         join("node_modules", ".bin", "tsx"),
         ["src/main.ts"],
-        { env: { ...process.env, DATABASE_URL: "", PORT: "not-a-port", DATA_DIR: dataDir() }, timeout: 80_000 },
+        { env: { ...process.env, DATABASE_URL: "", PORT: "not-a-port", DATA_DIR: dataDir() }, timeout: patient(80_000) },
         (_err, _stdout, stderr) => resolve({ code: child.exitCode, stderr }),
       );
     });
@@ -186,7 +187,7 @@ describe("npm run secrets", () => {
       ),
     );
 
-  it("prints a .env that production accepts once the database and mail server are filled in, with new secrets each run", { timeout: 30_000 }, async () => {
+  it("prints a .env that production accepts once the database and mail server are filled in, with new secrets each run", { timeout: patient(30_000) }, async () => {
     const [env, other] = await Promise.all([printEnv(), printEnv()]);
     expect(configErrorOf(env).message).toBe("Invalid configuration:\n  DATABASE_URL, SMTP_URL: required in production");
     const config = loadConfig({ ...env, DATABASE_URL: PRODUCTION.DATABASE_URL, SMTP_URL: PRODUCTION.SMTP_URL, DATA_DIR: dataDir() });

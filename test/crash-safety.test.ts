@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { runCrashScenario } from "./support/crash-run.js";
 import { testDatabaseUrl } from "./support/server.js";
+import { patient } from "./support/patience.js";
 
 // The short run; `npm run crash-test` runs a longer one (same checks).
 describe("crash safety under mixed money traffic (PostgreSQL)", needs(REQUIREMENTS.postgres), () => {
@@ -11,5 +12,5 @@ describe("crash safety under mixed money traffic (PostgreSQL)", needs(REQUIREMEN
     expect(report.unanswered, "some requests lost their answer to a kill").toBeGreaterThan(0);
     expect(report.cutOffThenResent, "a send cut off by a kill was resent under its webhook-id").toBeGreaterThan(0);
     expect(report.retried).toBe(report.requests);
-  }, 170_000);
+  }, patient(170_000));
 });

@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { testDatabaseUrl, type TestServer } from "./support/server.js";
 import { createUser, gql, rest } from "./support/http.js";
+import { patient } from "./support/patience.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const SETTLE_MS = 1200;
@@ -86,7 +87,7 @@ describe("deposits across a crash", () => {
     }
 
     let statuses: string[] = [];
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + patient(15_000);
     while (!statuses.includes("COMPLETED") && Date.now() < deadline) {
       statuses = (await deposits(server, headers, userId)).map((d) => d.status);
     }
@@ -97,7 +98,7 @@ describe("deposits across a crash", () => {
 
     ({ child, server } = await startProcess());
     let after: { id: string; status: string; currency: string }[] = [];
-    const settled = Date.now() + 20_000;
+    const settled = Date.now() + patient(20_000);
     do {
       await new Promise((resolve) => setTimeout(resolve, 200));
       after = await deposits(server, headers, userId);
@@ -117,5 +118,5 @@ describe("deposits across a crash", () => {
     child.kill("SIGTERM");
     await exited(child);
     expect(child.exitCode).toBe(0);
-  }, 120_000);
+  }, patient(120_000));
 });

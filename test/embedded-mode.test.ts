@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { startServerProcess, SHARED_SECRETS, type ServerProcess } from "./support/server-process.js";
+import { patient } from "./support/patience.js";
 
 // These tests are about the embedded database: every process gets an explicit environment without
 // DATABASE_URL, so they run on PGlite under a temporary DATA_DIR whatever TEST_DATABASE_URL says.
@@ -26,7 +27,7 @@ async function createClient(dataDir: string): Promise<string> {
   const { stdout } = await run(
     join(process.cwd(), "node_modules/.bin/tsx"),
     ["scripts/create-client.ts", "--email", `ops-${crypto.randomUUID()}@example.com`, "--name", "Ops"],
-    { cwd: process.cwd(), env: { PATH: process.env.PATH, NODE_ENV: "test", DATA_DIR: dataDir, ...SHARED_SECRETS }, timeout: 60_000 },
+    { cwd: process.cwd(), env: { PATH: process.env.PATH, NODE_ENV: "test", DATA_DIR: dataDir, ...SHARED_SECRETS }, timeout: patient(60_000) },
   );
   const key = /^api key (\S+)/m.exec(stdout)?.[1];
   if (!key) throw new Error(`client:create printed no key:\n${stdout}`);
@@ -60,7 +61,7 @@ function expectPrivate(dir: string) {
   expect(loose).toEqual([]);
 }
 
-describe("embedded database: one process holds the data directory, kept private", { timeout: 120_000 }, () => {
+describe("embedded database: one process holds the data directory, kept private", { timeout: patient(120_000) }, () => {
   it("client:create goes through the running server (its key works at once and after a restart); a second server is refused, naming the holder; DATA_DIR and everything in it stay 0700 (directories) / 0600 (files), while running and after", async () => {
     const dataDir = newDataDir();
     let server = await serverOn(dataDir);

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startServerProcess, type ServerProcess } from "./support/server-process.js";
+import { patient } from "./support/patience.js";
 
 // `npm start` as a developer runs it: its own process on an embedded database in a fresh DATA_DIR.
 let running: ServerProcess | undefined;
@@ -27,7 +28,7 @@ function printedKey(server: ServerProcess): string {
 
 // The test starts server processes that migrate a new embedded database (seconds each, more on a busy machine).
 // The starts share one data directory: the second start is the one after the first.
-describe("the first start on a new embedded database", { timeout: 120_000 }, () => {
+describe("the first start on a new embedded database", { timeout: patient(120_000) }, () => {
   it("prints one API key with a curl line, and the key works at once; the next start prints no new key, and the first key still works", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "fintech-first-run-"));
     const server = await start(dataDir);

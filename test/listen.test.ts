@@ -9,6 +9,7 @@ import { TRIGGERS } from "../scripts/sandbox-triggers.js";
 import { startTcpProxy } from "./support/tcp-proxy.js";
 import { startReceiver, type Receiver } from "./support/webhook-receiver.js";
 import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
+import { patient } from "./support/patience.js";
 
 // `npm run listen` and `npm run trigger` as a developer runs them: each its own process (tsx), against
 // a real server, forwarding to a real node:http receiver on 127.0.0.1 that verifies every request
@@ -32,7 +33,7 @@ function startListen(env: Record<string, string>, args: string[]): Listener {
     lines,
     exited,
     async waitForLine(match, timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
+      const deadline = Date.now() + patient(timeoutMs);
       for (;;) {
         const line = lines.find((candidate) => match.test(candidate));
         if (line) return line;
@@ -44,9 +45,9 @@ function startListen(env: Record<string, string>, args: string[]): Listener {
 }
 
 const trigger = (tenant: Tenant, server: TestServer, type: string) =>
-  run(tsx, ["scripts/trigger.ts", type], { cwd: process.cwd(), env: { PATH: process.env.PATH, API_KEY: tenant.apiKey, BASE_URL: server.url }, timeout: 60_000 });
+  run(tsx, ["scripts/trigger.ts", type], { cwd: process.cwd(), env: { PATH: process.env.PATH, API_KEY: tenant.apiKey, BASE_URL: server.url }, timeout: patient(60_000) });
 
-describe("npm run listen and npm run trigger", { timeout: 120_000 }, () => {
+describe("npm run listen and npm run trigger", { timeout: patient(120_000) }, () => {
   let server: TestServer;
   let receiver: Receiver;
   /** The secret listen printed: the receiver verifies with it, as a developer's would. */

@@ -9,6 +9,7 @@ import { fund } from "./support/ledger.js";
 import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { deployToken, freshAddress, startAnvil, testCustody, type Anvil, type Token } from "./support/chain.js";
 import { until } from "./support/until.js";
+import { patient } from "./support/patience.js";
 
 // SPEC §15 on two real chains at once: BASE is live on one anvil (CHAIN_RPC_URL_BASE) and a test chain
 // on another (CHAIN_TEST_RPC_URL_BASE), each with its own token and its own treasury (live
@@ -48,7 +49,7 @@ beforeAll(async () => {
   server = await startServer({ env: { ...chainEnv, CUSTODIAN_MASTER_KEY: MASTER_KEY } });
   const { chain } = server.app.services;
   await until(async () => chain.chainIdOf("live", "BASE") !== undefined && chain.chainIdOf("test", "BASE") !== undefined, "both RPCs' chain ids");
-}, 60_000);
+}, patient(60_000));
 
 afterAll(async () => {
   await server?.stop();

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newTenant, startServer, type TestServer } from "./support/server.js";
+import { patient } from "./support/patience.js";
 
 // The typed client as an integrator uses it: examples/typed-client.ts run as its own process against
 // a real server, and the drift check that keeps its generated types equal to the server's OpenAPI.
@@ -13,7 +14,7 @@ const run = promisify(execFile);
 const tsx = join(process.cwd(), "node_modules/.bin/tsx");
 const typesFile = join(process.cwd(), "examples/generated/api.d.ts");
 
-describe("the typed client (openapi-fetch on the generated types)", { timeout: 90_000 }, () => {
+describe("the typed client (openapi-fetch on the generated types)", { timeout: patient(90_000) }, () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startServer();
@@ -25,7 +26,7 @@ describe("the typed client (openapi-fetch on the generated types)", { timeout: 9
     const { stdout } = await run(tsx, ["examples/typed-client.ts"], {
       cwd: process.cwd(),
       env: { PATH: process.env.PATH, API_KEY: apiKey, BASE_URL: server.url },
-      timeout: 60_000,
+      timeout: patient(60_000),
     });
     const userId = /^user +(\S+) /m.exec(stdout)?.[1];
     expect(userId, stdout).toBeDefined();
@@ -39,10 +40,10 @@ describe("the typed client (openapi-fetch on the generated types)", { timeout: 9
   });
 
   it("client:types --check passes on the committed types and fails on types that drifted from the OpenAPI", async () => {
-    await expect(run(tsx, ["scripts/client-types.ts", "--check"], { cwd: process.cwd(), timeout: 60_000 })).resolves.toBeDefined();
+    await expect(run(tsx, ["scripts/client-types.ts", "--check"], { cwd: process.cwd(), timeout: patient(60_000) })).resolves.toBeDefined();
     const drifted = join(mkdtempSync(join(tmpdir(), "client-types-")), "api.d.ts");
     writeFileSync(drifted, readFileSync(typesFile, "utf8").replace("requestId: string;", "requestId: string;\n            retryable: boolean;"));
-    const failure = await run(tsx, ["scripts/client-types.ts", "--check", drifted], { cwd: process.cwd(), timeout: 60_000 }).then(
+    const failure = await run(tsx, ["scripts/client-types.ts", "--check", drifted], { cwd: process.cwd(), timeout: patient(60_000) }).then(
       () => expect.fail("the check accepted drifted types"),
       (err: { code: number; stderr: string }) => err,
     );

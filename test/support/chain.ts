@@ -2,9 +2,13 @@ import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { promisify } from "node:util";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { callToken, deployTokenContract } from "../../scripts/devnet/token.js";
+import { tightenDataDir } from "../../src/db/private-dir.js";
+import { PGlite } from "@electric-sql/pglite";
+import { embeddedSnapshot } from "./embedded-snapshot.js";
 import { testDatabaseUrl } from "./server.js";
+import { patient } from "./patience.js";
 import { createInterface } from "node:readline";
 import {
   createPublicClient,
@@ -54,7 +58,7 @@ export async function startAnvil(options: { chainId?: number } = {}): Promise<An
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("anvil did not start")), 20_000);
+    const timer = setTimeout(() => reject(new Error("anvil did not start")), patient(20_000));
     child.once("exit", (code) => reject(new Error(`anvil exited (${code})`)));
     // Every line is read (anvil logs each transaction): a full pipe would block it.
     createInterface({ input: child.stdout! }).on("line", (line) => {
@@ -169,13 +173,22 @@ export const freshAddress = (): Address => hdKeyToAccount(HDKey.fromMasterSeed(c
 
 /**
  * `npm run chains -- --json` with this env, against its DATABASE_URL or the tests' database (on the
- * embedded one, a fresh empty one of its own). Its JSON is read field by field by the tests' expectations.
+ * embedded one, an empty one of its own, written from the run's migrated snapshot: creating and migrating
+ * one would be most of the script's time). Its JSON is read field by field by the tests' expectations.
  */
 export async function chainsReport(env: Record<string, string>): Promise<{ stdout: string; networks: Record<string, any>[] }> {
   const dataDir = mkdtempSync(join(tmpdir(), "fintech-chains-"));
+  if (!env.DATABASE_URL && !testDatabaseUrl) await writeMigratedDatabase(join(dataDir, "pgdata"));
   const run = await promisify(execFile)(join(import.meta.dirname, "../../node_modules/.bin/tsx"), ["scripts/chains.ts", "--json"], {
     cwd: join(import.meta.dirname, "../.."),
     env: { PATH: process.env.PATH, ...env, DATA_DIR: dataDir, ...(env.DATABASE_URL || testDatabaseUrl ? { DATABASE_URL: env.DATABASE_URL || testDatabaseUrl } : {}) },
   }).finally(() => rmSync(dataDir, { recursive: true, force: true }));
   return { stdout: run.stdout, networks: JSON.parse(run.stdout) };
+}
+
+/** An embedded database on disk at `pgdata`, from the run's migrated snapshot, private as the server leaves one. */
+async function writeMigratedDatabase(pgdata: string): Promise<void> {
+  const db = await PGlite.create(pgdata, { loadDataDir: await embeddedSnapshot() });
+  await db.close();
+  tightenDataDir(dirname(pgdata), pgdata);
 }

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { patient } from "./patience.js";
 import pg from "pg";
 import { Decimal } from "decimal.js";
 import { EventIds } from "../../src/events/ids.js";
@@ -427,7 +428,7 @@ async function startReceiver(): Promise<Receiver> {
 }
 
 async function waitFor(condition: () => Promise<boolean>, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + patient(timeoutMs);
   while (!(await condition()) && Date.now() < deadline) await sleep(250);
 }
 

@@ -3,6 +3,7 @@ import type { Tenant, TestServer } from "./server.js";
 import { createUser, rest } from "./http.js";
 import { fund } from "./ledger.js";
 import { NGN_ACCOUNT } from "./withdrawals.js";
+import { patient } from "./patience.js";
 
 export type FeedEvent = { id: string; type: string; createdAt: string; data: { object: Record<string, any> } };
 
@@ -20,7 +21,7 @@ export async function allEvents(server: TestServer, tenant: Tenant, query = ""):
 
 /** Waits until `done` holds for the tenant's feed, or `timeoutMs` has passed, and returns the feed (the feed shows an event once older transactions have ended). */
 export async function waitForFeed(server: TestServer, tenant: Tenant, done: (events: FeedEvent[]) => boolean, query = "", timeoutMs = 10_000): Promise<FeedEvent[]> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + patient(timeoutMs);
   for (;;) {
     const events = await allEvents(server, tenant, query);
     if (done(events) || Date.now() > deadline) return events;

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { patient } from "./patience.js";
 
 export type ServerProcess = { url: string; output: string[]; stop(): Promise<void> };
 
@@ -47,7 +48,8 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   const output: string[] = [];
   child.stderr!.on("data", (chunk) => output.push(String(chunk)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output.join("")}`)), 170_000);
+    // The start ends with its "server started" line or the process's exit; this bound only catches a hang.
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output.join("")}`)), patient(120_000));
     child.once("exit", (code) => reject(new Error(`server exited (${code}):\n${output.join("")}`)));
     createInterface({ input: child.stdout! }).on("line", (line) => {
       output.push(line);

@@ -1,6 +1,7 @@
 import { afterEach } from "vitest";
 import { createClient } from "graphql-ws";
 import WebSocket from "ws";
+import { patient } from "./patience.js";
 
 /** `sseId`: the `id:` line of the SSE message that carried it. */
 export type SubscriptionResult = { data?: any; errors?: { message: string; extensions?: { code?: string } }[]; sseId?: string };
@@ -60,6 +61,11 @@ class Inbox {
   }
 
   take(timeoutMs = 5000): Promise<SubscriptionResult> {
+    return this.next(patient(timeoutMs));
+  }
+
+  /** The next result, or a rejection after `timeoutMs` as given. */
+  private next(timeoutMs: number): Promise<SubscriptionResult> {
     const queued = this.results.shift();
     if (queued) return Promise.resolve(queued);
     return new Promise((resolve, reject) => {
@@ -75,7 +81,7 @@ class Inbox {
   }
 
   async nothingWithin(ms: number): Promise<void> {
-    const result = await this.take(ms).catch(() => undefined);
+    const result = await this.next(ms).catch(() => undefined);
     if (result) throw new Error(`unexpected subscription result: ${JSON.stringify(result)}`);
   }
 }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
+import { patient } from "./patience.js";
 
 export type Received = { headers: IncomingHttpHeaders; body: string; at: number };
 /** What the receiver does with its n-th request (0-based): answer with a status, or never answer. */
@@ -28,13 +29,13 @@ export async function startReceiver(reply: Reply = () => 200) {
     received,
     /** Waits until `count` requests have arrived (or the time is up), then returns them. */
     async waitFor(count: number, timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs;
+      const deadline = Date.now() + patient(timeoutMs);
       while (received.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
       return received;
     },
     /** Waits until `count` distinct webhook-ids have arrived (deliveries are at-least-once), then returns the requests. */
     async waitForMessages(count: number, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
+      const deadline = Date.now() + patient(timeoutMs);
       while (new Set(received.map((r) => r.headers["webhook-id"])).size < count && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
