@@ -2,7 +2,7 @@ import type { Address } from "viem";
 import type { Mode } from "../clients/modes.js";
 import { AppError } from "../errors.js";
 import type { TokenSymbol } from "../providers/chains.js";
-import { chainNetworks, networkLabel, type ChainSettings, type NetworkSettings } from "./networks.js";
+import { chainNetworks, networkLabel, type ChainSettings, type NetworkSettings, type WithdrawalRule } from "./networks.js";
 
 /** A live-mode network and a test-mode network turned out to be one chain: neither may move money. */
 export class ChainModesConflict extends Error {
@@ -71,6 +71,14 @@ export class LiveNetworks {
       return;
     }
     if (!this.tokenOf(mode, network, symbol)) throw new AppError("BAD_USER_INPUT", `${field}: ${symbol} has no contract configured on ${network} in ${mode} mode`, { param: field });
+  }
+
+  /**
+   * A withdrawal's minimum and network fee on `name` in `mode` when it goes out on a chain; undefined
+   * on a simulated network (test mode's sandbox spends no gas: no minimum beyond the currency's, no fee).
+   */
+  withdrawalRule(mode: Mode, name: string, symbol: TokenSymbol | string): WithdrawalRule | undefined {
+    return this.onChainOf(mode, name)?.withdrawals[symbol as TokenSymbol];
   }
 
   /** The contract of `symbol` on an on-chain network of `mode`; undefined when the network is simulated or lists no such token. */

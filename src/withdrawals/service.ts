@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { Decimal } from "decimal.js";
-import { getAddress } from "viem";
 import type { Prisma, PrismaClient, User, Withdrawal } from "../generated/prisma/client.js";
 import { inTransaction, type Tx } from "../db/transaction.js";
 import { prismaSql } from "../db/sql.js";
 import { afterCommit } from "../db/unit-of-work.js";
 import type { SendQueue } from "../chain/send-queue.js";
 import type { LiveNetworks } from "../chain/live.js";
+import type { Destinations } from "../chain/destinations.js";
 import type { SendOutcome } from "../chain/sender.js";
 import { recordEvent } from "../events/log.js";
 import { modeOf, type Mode } from "../clients/modes.js";
@@ -107,6 +107,8 @@ export class WithdrawalService {
       sends: Pick<SendQueue, "queue" | "nudge">;
       /** Which networks money may move on, per mode (src/chain/live.ts). */
       networks: Pick<LiveNetworks, "assertUsable">;
+      /** Where no withdrawal may go (src/chain/destinations.ts). */
+      destinations: Pick<Destinations, "assertOutside">;
     },
   ) {}
 
@@ -138,8 +140,9 @@ export class WithdrawalService {
     const amount = parseAmount(request.amount, "USDC");
     const developerFee = parseDeveloperFee(request.developerFee, "USDC");
     this.deps.networks.assertUsable(mode, request.network.name, "USDC", "network");
+    await this.deps.destinations.assertOutside(request.walletAddress, "walletAddress");
     const user = await this.deps.users.get(clientId, request.userId, { select: { id: true } });
-    const destination = { address: getAddress(request.walletAddress), network: request.network.name, chainId: request.network.chainId };
+    const destination = { address: request.walletAddress, network: request.network.name, chainId: request.network.chainId };
     return this.initiate({ clientId, userId: user.id, type: "USDC", currency: "USDC", amount, developerFee, destination, metadata: request.metadata, chain: { mode, network: request.network.name } });
   }
 
