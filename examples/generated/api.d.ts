@@ -1882,10 +1882,12 @@ export interface components {
             currency: string;
             /** @description amount in the currency's unit; REST money is a JSON number */
             amount: number;
-            /** @description our own fee (none today) plus developerFee */
+            /** @description networkFee plus developerFee: everything debited beside the amount */
             fee: number;
             /** @description the client's own fee (part of fee), present only when the withdrawal carries one */
             developerFee?: number;
+            /** @description our network fee (part of fee), present only on a withdrawal sent on a chain that pays one: debited on top of the amount (which arrives whole), refunded if the withdrawal fails or is cancelled */
+            networkFee?: number;
             /**
              * @description PENDING → PROCESSING → COMPLETED; FAILED from PENDING or PROCESSING; RETURNED from COMPLETED; CANCELLED from PENDING by the client
              * @enum {string}
