@@ -3,6 +3,7 @@ import { Decimal } from "decimal.js";
 import { zeroAddress, type Address } from "viem";
 import { parseChainSettings, DEFAULT_WITHDRAWAL_RULES } from "../src/chain/networks.js";
 import { NETWORKS } from "../src/providers/chains.js";
+import { sweepThresholds } from "../src/chain/sweeps.js";
 import { balancesOf, ledgerOf } from "./support/deposits.js";
 import { createUser, gql, rest } from "./support/http.js";
 import { expectLedgerInvariants, fund } from "./support/ledger.js";
@@ -251,3 +252,13 @@ describe("the settings", () => {
   });
 });
 
+
+describe("sweeps never cost more than they move", () => {
+  const network = (fee: string) => ({ tokens: { USDC: token.address }, withdrawals: { USDC: { min: "1", fee }, USDT: { min: "1", fee }, DAI: { min: "1", fee } } });
+
+  it("a sweep moves at least CHAIN_SWEEP_MIN, and never less than two network fees of its token (a top-up and the sweep)", () => {
+    expect(sweepThresholds("10", network("0.2")).get(token.address)?.toFixed()).toBe("10");
+    expect(sweepThresholds("1", network("0.75")).get(token.address)?.toFixed()).toBe("1.5");
+    expect(sweepThresholds("1", network("0.75")).size).toBe(1);
+  });
+});

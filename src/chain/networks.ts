@@ -46,17 +46,18 @@ export const TOKEN_SYMBOLS = ["USDC", "USDT", "DAI"] as const satisfies readonly
  * A withdrawal on a chain: the least it may move, and the network fee the user pays on top of it (booked
  * to the platform's FEES), in whole token units, when CHAIN_[TEST_]MIN_WITHDRAWAL_<NETWORK>_<TOKEN> and
  * CHAIN_[TEST_]NETWORK_FEE_<NETWORK>_<TOKEN> are unset (the same for each dollar stablecoin). A token
- * transfer costs the platform 50,000 to 65,000 gas (more to an address that never held the token): on
- * Ethereum at its usual 10 to 30 gwei, 0.0005 to 0.002 ETH ($2 to $7 at $3,500); on Polygon and the
- * rollups, a cent or less. The minimum keeps dust off the chain (docs/chain.md, Destinations, minimums
- * and network fees).
+ * transfer costs the platform 50,000 to 65,000 gas; each fee covers 65,000 gas at a tenth of the
+ * network's default fee ceiling (where sweeps bid) with the native coin at $3,500: Ethereum 65,000 ×
+ * 20 gwei = 0.0013 ETH ($4.55); the rollups 65,000 × 0.5 gwei ($0.11); Polygon 65,000 × 200 gwei of POL
+ * (under a cent). Sweeps rely on it (sweepThresholds). The minimum keeps dust off the chain
+ * (docs/chain.md, Destinations, minimums and network fees).
  */
 export const DEFAULT_WITHDRAWAL_RULES: Record<NetworkName, WithdrawalRule> = {
   ETHEREUM: { min: "10", fee: "5" },
   POLYGON: { min: "1", fee: "0.05" },
-  BASE: { min: "1", fee: "0.1" },
-  OPTIMISM: { min: "1", fee: "0.1" },
-  ARBITRUM: { min: "1", fee: "0.1" },
+  BASE: { min: "1", fee: "0.2" },
+  OPTIMISM: { min: "1", fee: "0.2" },
+  ARBITRUM: { min: "1", fee: "0.2" },
 };
 
 /** Whole token units, exact decimal text. */

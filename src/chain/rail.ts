@@ -102,7 +102,7 @@ export class ChainRail {
       });
       const decimalsOf = tokenDecimals(client);
       const sweeps = new Sweeps({
-        network: network.name,
+        network,
         client,
         sql: deps.sql,
         treasury: deps.signers.treasury[mode].address,
