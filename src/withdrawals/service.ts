@@ -88,9 +88,10 @@ function checkReference(reference: string): string {
 const sameName = (given: string, actual: string) => given.localeCompare(actual.trim(), undefined, { sensitivity: "accent" }) === 0;
 
 /**
- * Withdrawals: the balance in the withdrawal's own currency is debited (user against PAYOUTS, and
- * the developer fee against the client's revenue) at initiation, in the same transaction as the
- * record; a failure reverses both, a return the amount only, each exactly once.
+ * Withdrawals: the balance in the withdrawal's own currency is debited (user against PAYOUTS, the
+ * developer fee against the client's revenue, and on a chain the network fee against our FEES) at
+ * initiation, in the same transaction as the record; a failure reverses all three, a return the
+ * amount only, each exactly once.
  * Ledger entries carry the withdrawal's `reference` as their referenceId.
  */
 export class WithdrawalService {

@@ -170,6 +170,9 @@ export const withdrawalRoutes = [
     errors: LEGACY_FUNDS_ERROR,
     docs: {
       summary: "Withdraw USDC on-chain",
+      description:
+        "`walletAddress`: all-lower, all-upper or EIP-55 mixed case; never the zero address, a token contract, a treasury or a deposit address of this platform (400 naming it). " +
+        "On a chain, `amount` must be at least the network's minimum (400 naming it, with the minimum) and the network fee is debited on top (`networkFee`); the transfer carries `amount` whole.",
       body: named("UsdcWithdrawalRequest", withFees(UsdcWithdrawal).extend({ network: doc.oneOf(NETWORK_NAMES, "the chain; must agree with chainId") })),
       response: Withdrawal,
       errors: ["NOT_FOUND", "INSUFFICIENT_FUNDS"],
