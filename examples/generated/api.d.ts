@@ -581,7 +581,9 @@ export interface paths {
         put?: never;
         /**
          * Withdraw USDC on-chain
-         * @description Restricted API keys need `withdrawals:write`.
+         * @description `walletAddress`: all-lower, all-upper or EIP-55 mixed case; never the zero address, a token contract, a treasury or a deposit address of this platform (400 naming it). On a chain, `amount` must be at least the network's minimum (400 naming it, with the minimum) and the network fee is debited on top (`networkFee`); the transfer carries `amount` whole.
+         *
+         *     Restricted API keys need `withdrawals:write`.
          */
         post: operations["withdrawUsdc"];
         delete?: never;
