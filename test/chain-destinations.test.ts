@@ -32,7 +32,7 @@ beforeAll(async () => {
   server = await startServer({ env: { ...env, CUSTODIAN_MASTER_KEY: MASTER_KEY } });
   [live, test] = await Promise.all([newTenant(server, "live"), newTenant(server, "test")]);
   await until(async () => server.app.services.chain.chainIdOf("live", "BASE") !== undefined, "the RPC's chain id");
-}, 60_000);
+}, 240_000);
 
 afterAll(async () => {
   await server?.stop();

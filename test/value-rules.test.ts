@@ -14,7 +14,7 @@ let tenant: Tenant;
 beforeAll(async () => {
   server = await startServer();
   tenant = await newTenant(server, "test");
-}, 60_000);
+}, 240_000);
 
 afterAll(async () => {
   await server?.stop();
