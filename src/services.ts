@@ -42,6 +42,7 @@ import { ChainRail } from "./chain/rail.js";
 import { LiveNetworks } from "./chain/live.js";
 import { SendQueue } from "./chain/send-queue.js";
 import { Signers } from "./chain/treasury.js";
+import { Destinations } from "./chain/destinations.js";
 import { ForwardOutcome } from "./deposits/forward-outcome.js";
 
 export type ServiceDeps = {
@@ -70,9 +71,12 @@ export function createServices(deps: ServiceDeps) {
   const ledger = new LedgerService(deps.prisma, deps.metrics.journals);
   const wallets = new WalletService({ prisma: deps.prisma, custodian: deps.providers.custodian, users, logger: deps.logger });
   const networks = new LiveNetworks(deps.config.chain);
+  const signers = new Signers(deps.masterKey);
+  const destinations = new Destinations({ sql: deps.sql, networks: deps.config.chain.networks, treasuries: { live: signers.treasury.live.address, test: signers.treasury.test.address } });
   const virtualAccounts = new VirtualAccountService({
     prisma: deps.prisma,
     networks,
+    destinations,
     users,
     banks: [deps.providers.ngnBank, deps.providers.fiatBank],
     ensureWallet: (clientId, userId) => wallets.ensure(clientId, userId),
@@ -83,8 +87,8 @@ export function createServices(deps: ServiceDeps) {
   const ttlMs = deps.config.cardAuthorizationTtlMs;
   const cardAuthorizations = new CardAuthorizationService({ prisma: deps.prisma, users, ledger, spending: cardSpending, ttlMs });
   const eventIds = new EventIds(deps.config.encryptionKey);
-  const depositRoom = depositServices(deps, networks, { users, ledger, wallets, virtualAccounts, conversion });
-  const withdrawals = new WithdrawalService({ prisma: deps.prisma, users, ledger, metrics: deps.metrics, sends: depositRoom.sends, networks, chainIdOf: (mode, network) => depositRoom.chain.chainIdOf(mode, network) });
+  const depositRoom = depositServices(deps, networks, signers, { users, ledger, wallets, virtualAccounts, conversion });
+  const withdrawals = new WithdrawalService({ prisma: deps.prisma, users, ledger, metrics: deps.metrics, sends: depositRoom.sends, networks, destinations, chainIdOf: (mode, network) => depositRoom.chain.chainIdOf(mode, network) });
   depositRoom.chain.handle("WITHDRAWAL", withdrawals.chainOutcome);
   depositRoom.chain.handle("FORWARD", new ForwardOutcome({ ledger }));
   const auth = new AuthService({ prisma: deps.prisma, keys, credentials, mailer: deps.mailer, logger: deps.logger, secret: deps.config.jwtSecret,
@@ -156,9 +160,9 @@ function webhookServices(deps: ServiceDeps, eventIds: EventIds) {
 function depositServices(
   deps: ServiceDeps,
   networks: LiveNetworks,
+  signers: Signers,
   domain: { users: UserService; ledger: LedgerService; wallets: WalletService; virtualAccounts: VirtualAccountService; conversion: ConversionService },
 ) {
-  const signers = new Signers(deps.masterKey);
   const sends = new SendQueue({ networks, treasury: { live: signers.treasury.live.address, test: signers.treasury.test.address }, onQueued: () => chain.nudge() });
   const deposits = new DepositService({
     prisma: deps.prisma,

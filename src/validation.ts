@@ -1,3 +1,4 @@
+import { getAddress, isAddress, type Address } from "viem";
 import { z } from "zod";
 import { regexes } from "zod/v4/core";
 import { AppError, badInput } from "./errors.js";
@@ -57,3 +58,21 @@ export const pageArgs = (maxLimit: number, defaultLimit: number) =>
       .max(maxLimit, `limit must be an integer from 1 to ${maxLimit}`)
       .default(defaultLimit),
   });
+
+/**
+ * The one rule for an EVM address, on every route that takes one (withdrawals, virtual accounts):
+ * `0x` and 40 hex digits, surrounding space ignored; all-lower or all-upper hex carries no checksum
+ * (EIP-55), mixed case must carry a valid one. Given back in its EIP-55 form, as stored.
+ */
+export function isEvmAddress(value: string): boolean {
+  const hex = value.slice(2);
+  const mixedCase = hex !== hex.toLowerCase() && hex !== hex.toUpperCase();
+  return isAddress(value, { strict: mixedCase });
+}
+
+export const evmAddress = (field: string) =>
+  z
+    .string({ error: `${field} is required` })
+    .trim()
+    .refine(isEvmAddress, `${field} must be a valid EVM address: 0x and 40 hex digits (EIP-55 checksum when mixed-case)`)
+    .transform((value) => getAddress(value) as Address);

@@ -71,7 +71,7 @@ describe("a tiny amount end to end", () => {
     const withdrawal = await fetch(`${server.url}/v1/withdrawals/usdc`, {
       method: "POST",
       headers: { ...tenant.headers, "content-type": "application/json" },
-      body: JSON.stringify({ userId, amount: USDC, walletAddress: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", network: "ETHEREUM", chainId: 1 }),
+      body: JSON.stringify({ userId, amount: USDC, walletAddress: "0x71C7656EC7ab88b098defB751B7401B5f6d8976F", network: "ETHEREUM", chainId: 1 }),
     });
     const created = await withdrawal.text();
     expect(withdrawal.status, created).toBe(200);

@@ -43,6 +43,11 @@ beforeAll(async () => {
     CHAIN_TEST_RPC_URL_BASE: test.anvil.url,
     CHAIN_TEST_TOKEN_BASE_USDC: test.token.address,
     CHAIN_TEST_CONFIRMATIONS_BASE: "1",
+    // Minimums and network fees are another file's subject (chain-destinations): none here.
+    CHAIN_MIN_WITHDRAWAL_BASE_USDC: "0",
+    CHAIN_NETWORK_FEE_BASE_USDC: "0",
+    CHAIN_TEST_MIN_WITHDRAWAL_BASE_USDC: "0",
+    CHAIN_TEST_NETWORK_FEE_BASE_USDC: "0",
     CHAIN_POLL_MS: "100",
     CHAIN_RPC_TIMEOUT_MS: "1000",
   };

@@ -255,7 +255,7 @@ describe("POST /v1/withdrawals/usdc", () => {
     const res = await withdrawUsdc(tenant, usdcBody(userId, { amount: "12.345678", network: "base", chainId: 8453 }));
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(WITHDRAWAL_KEYS);
-    expect(res.body).toMatchObject({ userId, type: "USDC", currency: "USDC", amount: 12.345678, fee: 0, status: "PENDING", destination: "0xA0b8…eB48" });
+    expect(res.body).toMatchObject({ userId, type: "USDC", currency: "USDC", amount: 12.345678, fee: 0, status: "PENDING", destination: "0x71C7…976F" });
     expect(await balance(tenant, userId, "USDC")).toBe("7.654322");
     const stored = await server.app.db.prisma.withdrawal.findUniqueOrThrow({ where: { reference: res.body.reference } });
     expect(JSON.parse(stored.destination)).toEqual({ address: USDC_ADDRESS, network: "BASE", chainId: 8453 });
@@ -267,7 +267,7 @@ describe("POST /v1/withdrawals/usdc", () => {
     const userId = await fundedUser(tenant, "USDC", "20");
     const res = await withdrawUsdc(tenant, usdcBody(userId, { walletAddress: USDC_ADDRESS.toLowerCase() }));
     expect(res.status).toBe(200);
-    expect(res.body.destination).toBe("0xA0b8…eB48");
+    expect(res.body.destination).toBe("0x71C7…976F");
   });
 
   it.each([
@@ -424,7 +424,7 @@ describe("GraphQL withdrawals", () => {
     const ngn = await gql(server, `mutation ($input: WithdrawNgnInput!) { withdrawNgn(input: $input) { reference amount } }`, { input: ngnBody(userId, { amount: "10" }) }, tenant.headers);
     expect(ngn.body.data.withdrawNgn.amount).toBe("10");
     const usdc = await gql(server, `mutation ($input: WithdrawUsdcInput!) { withdrawUsdc(input: $input) { reference destination } }`, { input: usdcBody(userId) }, tenant.headers);
-    expect(usdc.body.data.withdrawUsdc.destination).toBe("0xA0b8…eB48");
+    expect(usdc.body.data.withdrawUsdc.destination).toBe("0x71C7…976F");
 
     const one = await gql(server, `query ($r: ID!) { withdrawal(reference: $r) { reference status } }`, { r: bank.body.data.withdrawToBank.reference }, tenant.headers);
     expect(one.body.data.withdrawal).toEqual({ reference: bank.body.data.withdrawToBank.reference, status: "PENDING" });

@@ -581,7 +581,9 @@ export interface paths {
         put?: never;
         /**
          * Withdraw USDC on-chain
-         * @description Restricted API keys need `withdrawals:write`.
+         * @description `walletAddress`: all-lower, all-upper or EIP-55 mixed case; never the zero address, a token contract, a treasury or a deposit address of this platform (400 naming it). On a chain, `amount` must be at least the network's minimum (400 naming it, with the minimum) and the network fee is debited on top (`networkFee`); the transfer carries `amount` whole.
+         *
+         *     Restricted API keys need `withdrawals:write`.
          */
         post: operations["withdrawUsdc"];
         delete?: never;
@@ -1889,10 +1891,12 @@ export interface components {
             currency: string;
             /** @description amount in the currency's unit; REST money is a JSON number */
             amount: number;
-            /** @description our own fee (none today) plus developerFee */
+            /** @description networkFee plus developerFee: everything debited beside the amount */
             fee: number;
             /** @description the client's own fee (part of fee), present only when the withdrawal carries one */
             developerFee?: number;
+            /** @description our network fee (part of fee), present only on a withdrawal sent on a chain that pays one: debited on top of the amount (which arrives whole), refunded if the withdrawal fails or is cancelled */
+            networkFee?: number;
             /**
              * @description PENDING → PROCESSING → COMPLETED; FAILED from PENDING or PROCESSING; RETURNED from COMPLETED; CANCELLED from PENDING by the client
              * @enum {string}

@@ -1,4 +1,3 @@
-import { isAddress } from "viem";
 import { z } from "zod";
 import type { Prisma, PrismaClient, VirtualAccount } from "../generated/prisma/client.js";
 import { isUniqueViolation } from "../db/errors.js";
@@ -7,12 +6,13 @@ import { AppError } from "../errors.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
 import type { LiveNetworks } from "../chain/live.js";
+import type { Destinations } from "../chain/destinations.js";
 import { modeOf } from "../clients/modes.js";
 import type { Logger } from "../logger.js";
 import { metadataChanges, newMetadata } from "../metadata.js";
 import type { BankAccountDetails, BankingProvider } from "../providers/banking.js";
 import type { UserService } from "../users/service.js";
-import { parseCurrency, parseInput, upperCaseCode, uuid } from "../validation.js";
+import { evmAddress, parseCurrency, parseInput, upperCaseCode, uuid } from "../validation.js";
 import { parseDeveloperFeePercent } from "../developer-fees/rules.js";
 import { VIRTUAL_ACCOUNT_CURRENCIES, type VirtualAccountCurrency } from "./virtual-account-currencies.js";
 
@@ -24,10 +24,7 @@ export const CreateVirtualAccount = z.object({
   userId: uuid("userId"),
   destinationAsset: upperCaseCode("destinationAsset", DESTINATION_ASSETS).default("USDC"),
   destinationNetwork: upperCaseCode("destinationNetwork", DESTINATION_NETWORKS).default("ETHEREUM"),
-  address: z
-    .string({ error: "address must be a 0x EVM address" })
-    .refine((value) => isAddress(value, { strict: true }), "address must be a 0x EVM address (EIP-55 checksummed when mixed-case)")
-    .optional(),
+  address: evmAddress("address").optional(),
   /** Checked by parseDeveloperFeePercent (0–10, 2 decimals); a JSON number or a decimal string. */
   developerFeePercent: z.unknown().optional(),
   metadata: metadataChanges,
@@ -46,6 +43,8 @@ type Deps = {
   logger: Logger;
   /** Which networks a forward may go to, per mode (src/chain/live.ts). */
   networks: Pick<LiveNetworks, "assertUsable">;
+  /** Where a forward may not go (src/chain/destinations.ts). */
+  destinations: Pick<Destinations, "assertOutside">;
 };
 
 /** Bank accounts that receive fiat for a user; one per (user, currency). An existing account is returned as it is (its metadata too). */
@@ -58,6 +57,9 @@ export class VirtualAccountService {
     const developerFeePercent = parseDeveloperFeePercent(args.developerFeePercent);
     const user = await this.deps.users.get(clientId, args.userId);
     this.deps.networks.assertUsable(await modeOf(this.deps.prisma, clientId), args.destinationNetwork, args.destinationAsset, "destinationNetwork", "destinationAsset");
+
+    // The user's own custodial wallet is allowed (the default: nothing is forwarded); any other of the platform's addresses is not.
+    if (args.address !== undefined) await this.deps.destinations.assertOutside(args.address, "address", user.id);
 
     const existing = await this.findOwn(user.id, currency);
     if (existing) return existing;

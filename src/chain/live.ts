@@ -2,7 +2,7 @@ import type { Address } from "viem";
 import type { Mode } from "../clients/modes.js";
 import { AppError } from "../errors.js";
 import type { TokenSymbol } from "../providers/chains.js";
-import { chainNetworks, networkLabel, type ChainSettings, type NetworkSettings } from "./networks.js";
+import { chainNetworks, networkLabel, type ChainSettings, type NetworkSettings, type WithdrawalRule } from "./networks.js";
 import type { TokenAvailability } from "./tokens.js";
 
 /** A token of a network on a chain whose RPC has not answered the check yet. */
@@ -112,6 +112,14 @@ export class LiveNetworks {
     const chainId = this.chainIdOf(mode, name);
     if (chainId === undefined) throw new AppError("BAD_USER_INPUT", `${field}: ${name} is on a chain and its RPC has not reported its chain id yet; retry shortly`, { param: field });
     return { chainId, tokenAddress };
+  }
+
+  /**
+   * A withdrawal's minimum and network fee on `name` in `mode` when it goes out on a chain; undefined
+   * on a simulated network (test mode's sandbox spends no gas: no minimum beyond the currency's, no fee).
+   */
+  withdrawalRule(mode: Mode, name: string, symbol: TokenSymbol | string): WithdrawalRule | undefined {
+    return this.onChainOf(mode, name)?.withdrawals[symbol as TokenSymbol];
   }
 
   /** The contract of `symbol` on an on-chain network of `mode`; undefined when the network is simulated or lists no such token. */

@@ -1,5 +1,6 @@
 import { getAddress, isAddress, parseGwei, type Address } from "viem";
 import { NETWORKS, type TokenSymbol } from "../providers/chains.js";
+import { currencyDecimals } from "../providers/fx.js";
 
 export type NetworkName = (typeof NETWORKS)[number]["name"];
 /**
@@ -41,6 +42,27 @@ export const DEFAULT_MAX_FEE_GWEI: Record<NetworkName, string> = {
 
 export const TOKEN_SYMBOLS = ["USDC", "USDT", "DAI"] as const satisfies readonly TokenSymbol[];
 
+/**
+ * A withdrawal on a chain: the least it may move, and the network fee the user pays on top of it (booked
+ * to the platform's FEES), in whole token units, when CHAIN_[TEST_]MIN_WITHDRAWAL_<NETWORK>_<TOKEN> and
+ * CHAIN_[TEST_]NETWORK_FEE_<NETWORK>_<TOKEN> are unset (the same for each dollar stablecoin). A token
+ * transfer costs the platform 50,000 to 65,000 gas; each fee covers 65,000 gas at a tenth of the
+ * network's default fee ceiling (where sweeps bid) with the native coin at $3,500: Ethereum 65,000 ×
+ * 20 gwei = 0.0013 ETH ($4.55); the rollups 65,000 × 0.5 gwei ($0.11); Polygon 65,000 × 200 gwei of POL
+ * (under a cent). Sweeps rely on it (sweepThresholds). The minimum keeps dust off the chain
+ * (docs/chain.md, Destinations, minimums and network fees).
+ */
+export const DEFAULT_WITHDRAWAL_RULES: Record<NetworkName, WithdrawalRule> = {
+  ETHEREUM: { min: "10", fee: "5" },
+  POLYGON: { min: "1", fee: "0.05" },
+  BASE: { min: "1", fee: "0.2" },
+  OPTIMISM: { min: "1", fee: "0.2" },
+  ARBITRUM: { min: "1", fee: "0.2" },
+};
+
+/** Whole token units, exact decimal text. */
+export type WithdrawalRule = { min: string; fee: string };
+
 /** One network of §4's list as this deployment runs it for one client mode. */
 export type NetworkSettings = {
   name: NetworkName;
@@ -57,6 +79,8 @@ export type NetworkSettings = {
   maxFeePerGas: bigint;
   /** Live only: where the watcher's first start begins (default: the head it first sees). */
   startBlock?: bigint;
+  /** Per token: a withdrawal's minimum and network fee on this chain (unused while the network is simulated). */
+  withdrawals: Record<TokenSymbol, WithdrawalRule>;
 };
 
 export type ChainSettings = {
@@ -85,6 +109,7 @@ const TOKEN = /^CHAIN_(TEST_)?TOKEN_([A-Z0-9]+)_([A-Z0-9]+)$/;
 const CONFIRMATIONS = /^CHAIN_(TEST_)?CONFIRMATIONS_([A-Z0-9_]+)$/;
 const START_BLOCK = /^CHAIN_(TEST_)?START_BLOCK_([A-Z0-9_]+)$/;
 const MAX_FEE = /^CHAIN_(TEST_)?MAX_FEE_GWEI_([A-Z0-9_]+)$/;
+const WITHDRAWAL_RULE = /^CHAIN_(TEST_)?(MIN_WITHDRAWAL|NETWORK_FEE)_([A-Z0-9]+)_([A-Z0-9]+)$/;
 const GLOBAL: Record<string, { min: number; max: number; fallback: number }> = {
   CHAIN_POLL_MS: { min: 50, max: 600_000, fallback: 2000 },
   CHAIN_RPC_TIMEOUT_MS: { min: 100, max: 120_000, fallback: 10_000 },
@@ -118,6 +143,7 @@ export function parseChainSettings(env: NodeJS.ProcessEnv): { settings: ChainSet
           tokens: { ...network.tokens },
           confirmations: DEFAULT_CONFIRMATIONS[network.name],
           maxFeePerGas: parseGwei(DEFAULT_MAX_FEE_GWEI[network.name]),
+          withdrawals: Object.fromEntries(TOKEN_SYMBOLS.map((symbol) => [symbol, { ...DEFAULT_WITHDRAWAL_RULES[network.name] }])) as Record<TokenSymbol, WithdrawalRule>,
         },
       ]),
     );
@@ -164,6 +190,17 @@ export function parseChainSettings(env: NodeJS.ProcessEnv): { settings: ChainSet
       if (!target) continue;
       if (!/^\d{1,6}(\.\d{1,9})?$/.test(value) || parseGwei(value) === 0n) issues.push(`  ${variable}: must be a fee in gwei above 0 (at most 9 decimals)`);
       else target.maxFeePerGas = parseGwei(value);
+    } else if ((match = WITHDRAWAL_RULE.exec(variable))) {
+      const target = network(variable, match[1], match[3]);
+      if (!target) continue;
+      const symbol = match[4] as TokenSymbol;
+      if (!(TOKEN_SYMBOLS as readonly string[]).includes(symbol)) {
+        issues.push(`  ${variable}: the token must be one of ${TOKEN_SYMBOLS.join(", ")}`);
+        continue;
+      }
+      const decimals = currencyDecimals(symbol);
+      if (!new RegExp(`^\\d{1,9}(\\.\\d{1,${decimals}})?$`).test(value)) issues.push(`  ${variable}: must be a ${symbol} amount ≥ 0 with at most ${decimals} decimals`);
+      else target.withdrawals[symbol][match[2] === "MIN_WITHDRAWAL" ? "min" : "fee"] = value;
     } else if (variable in GLOBAL) {
       const rule = GLOBAL[variable];
       const parsed = Number(value);
@@ -176,7 +213,7 @@ export function parseChainSettings(env: NodeJS.ProcessEnv): { settings: ChainSet
       if (![...FLAG_ON, ...FLAG_OFF].includes(value)) issues.push(`  ${variable}: must be on or off`);
       else watcher = FLAG_ON.includes(value);
     } else {
-      issues.push(`  ${variable}: unknown (CHAIN_[TEST_]RPC_URL_<NETWORK>, CHAIN_[TEST_]TOKEN_<NETWORK>_<SYMBOL>, CHAIN_[TEST_]CONFIRMATIONS_<NETWORK>, CHAIN_[TEST_]START_BLOCK_<NETWORK>, CHAIN_[TEST_]MAX_FEE_GWEI_<NETWORK>, ${Object.keys(GLOBAL).join(", ")}, CHAIN_SWEEP_MIN, CHAIN_WATCHER)`);
+      issues.push(`  ${variable}: unknown (CHAIN_[TEST_]RPC_URL_<NETWORK>, CHAIN_[TEST_]TOKEN_<NETWORK>_<SYMBOL>, CHAIN_[TEST_]CONFIRMATIONS_<NETWORK>, CHAIN_[TEST_]START_BLOCK_<NETWORK>, CHAIN_[TEST_]MAX_FEE_GWEI_<NETWORK>, CHAIN_[TEST_]MIN_WITHDRAWAL_<NETWORK>_<SYMBOL>, CHAIN_[TEST_]NETWORK_FEE_<NETWORK>_<SYMBOL>, ${Object.keys(GLOBAL).join(", ")}, CHAIN_SWEEP_MIN, CHAIN_WATCHER)`);
     }
   }
   const sameRpc = [...byMode.test.values()].flatMap((test) =>

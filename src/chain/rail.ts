@@ -119,7 +119,7 @@ export class ChainRail {
       const reconciles = reconciled[mode].length === 0;
       reconciled[mode].push({ settings: network, client, treasury: deps.signers.treasury[mode].address, decimalsOf });
       const sweeps = new Sweeps({
-        network: network.name,
+        network,
         client,
         sql: deps.sql,
         treasury: deps.signers.treasury[mode].address,

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { Decimal } from "decimal.js";
-import { erc20Abi, formatEther, parseUnits, type Address, type PublicClient } from "viem";
+import { erc20Abi, formatEther, getAddress, parseUnits, type Address, type PublicClient } from "viem";
 import type { Sql, SqlDatabase } from "../db/sql.js";
 import type { Logger } from "../logger.js";
 import { queueSend, type ChainSend } from "./send-records.js";
 import type { SendOutcome } from "./sender.js";
+import type { NetworkSettings } from "./networks.js";
 
 /** A failed sweep of an address and token is tried again after this long (a paused token must not queue one per pass). */
 const RETRY_FAILED_AFTER = "5 minutes";
@@ -37,18 +38,23 @@ const GAS_SENDS = `SELECT count(*)::int AS "all", count(*) FILTER (WHERE "status
  * recorded as a chain send with its transaction hashes, and each deposit tells which sweep moved it.
  */
 export class Sweeps {
-  private readonly sweepMin: Decimal;
+  /** Per token contract (EIP-55): the least a sweep moves (sweepThresholds). */
+  private readonly thresholds: Map<string, Decimal>;
 
   constructor(
-    private readonly deps: { network: string; client: PublicClient; sql: SqlDatabase; treasury: Address; sweepMin: string; decimalsOf(token: Address): Promise<number>; logger: Logger },
+    private readonly deps: { network: NetworkSettings; client: PublicClient; sql: SqlDatabase; treasury: Address; sweepMin: string; decimalsOf(token: Address): Promise<number>; logger: Logger },
   ) {
-    this.sweepMin = new Decimal(deps.sweepMin);
+    this.thresholds = sweepThresholds(deps.sweepMin, deps.network);
   }
 
-  /** Queues a sweep for every address and token whose completed, unswept deposits reach the threshold. */
+  /** Queues a sweep for every address and token whose completed, unswept deposits reach the token's threshold. */
   async plan(chainId: number): Promise<void> {
     const { client, sql } = this.deps;
-    const candidates = (await sql.query<Candidate>("chain_sweep_candidates", CANDIDATES, [chainId])).filter((c) => new Decimal(c.amount).gte(this.sweepMin));
+    const reaches = (c: Candidate) => {
+      const threshold = this.thresholds.get(getAddress(c.tokenAddress));
+      return threshold !== undefined && new Decimal(c.amount).gte(threshold);
+    };
+    const candidates = (await sql.query<Candidate>("chain_sweep_candidates", CANDIDATES, [chainId])).filter(reaches);
     if (candidates.length === 0) return;
     const balances = await Promise.all(candidates.map((c) => client.readContract({ address: c.tokenAddress, abi: erc20Abi, functionName: "balanceOf", args: [c.address] })));
     for (const [i, candidate] of candidates.entries()) {
@@ -59,7 +65,7 @@ export class Sweeps {
       }
       await sql.transaction(async (tx) => {
         const purposeId = randomUUID();
-        const id = await queueSend(tx, { chainId, network: this.deps.network, purpose: "SWEEP", purposeId, from: candidate.address, to: this.deps.treasury, token: candidate.tokenAddress, amount: candidate.amount });
+        const id = await queueSend(tx, { chainId, network: this.deps.network.name, purpose: "SWEEP", purposeId, from: candidate.address, to: this.deps.treasury, token: candidate.tokenAddress, amount: candidate.amount });
         await tx.query("chain_sweep_link", LINK, [id, candidate.depositIds]);
       });
     }
@@ -71,6 +77,20 @@ export class Sweeps {
     if (open > 0) return;
     await queueSend(tx, { chainId: sweep.chainId, network: sweep.network, purpose: "GAS", purposeId: `${sweep.id}:${all + 1}`, from: this.deps.treasury, to: sweep.fromAddress, token: null, amount: formatEther(wei) });
   }
+}
+
+/**
+ * The least a sweep of each token of the network moves: CHAIN_SWEEP_MIN, and never less than two of
+ * the token's network fees. A sweep is at most two sends (its gas top-up, then the sweep), each bidding
+ * at most a tenth of the fee ceiling, and the network fee is set to cover one transfer at that price
+ * (docs/chain.md, Destinations, minimums and network fees): so a sweep never costs more than it moves.
+ */
+export function sweepThresholds(sweepMin: string, network: Pick<NetworkSettings, "tokens" | "withdrawals">): Map<string, Decimal> {
+  const thresholds = new Map<string, Decimal>();
+  for (const [symbol, contract] of Object.entries(network.tokens) as [keyof NetworkSettings["tokens"], Address | undefined][]) {
+    if (contract) thresholds.set(getAddress(contract), Decimal.max(sweepMin, new Decimal(network.withdrawals[symbol].fee).times(2)));
+  }
+  return thresholds;
 }
 
 /** What a sweep's end means: confirmed, nothing more (its deposits name it); failed, its deposits are unswept again and planned later. */

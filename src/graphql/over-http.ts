@@ -8,6 +8,7 @@ import type { Logger } from "../logger.js";
 import type { Admission } from "../pipeline/admission.js";
 import type { TransportContext } from "../pipeline/request-info.js";
 import { maskError, shapedResult, toApiError } from "./errors.js";
+import { parseRequestJson } from "../exact-json.js";
 import type { Yoga } from "./yoga.js";
 
 /** JSON answers, this handler's. `application/json` first: GraphQL over HTTP gives it to `*∕*` and to no Accept. */
@@ -181,7 +182,7 @@ function fromSearch(search: URLSearchParams): GraphQLParams {
     const text = search.get(name);
     if (!text) return undefined;
     try {
-      return JSON.parse(text) as unknown;
+      return parseRequestJson(text);
     } catch {
       throw new AppError("BAD_USER_INPUT", `${name} is not valid JSON`, { param: name });
     }

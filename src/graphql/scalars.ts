@@ -1,26 +1,37 @@
 import { GraphQLError, Kind } from "graphql";
 import { exactDecimalOf, plainDecimal } from "../ledger/amount.js";
+import { ExponentNumber } from "../exact-json.js";
 import { builder } from "./builder.js";
 
 const DECIMAL = /^-?\d+(\.\d+)?$/;
+const EXPONENT = /^-?\d+(\.\d+)?[eE][+-]?\d+$/;
+
+/**
+ * The one rule for money on input, on every route (REST bodies arrive here too): plain decimal
+ * notation, as a string or a JSON number. An exponent (`1.5e1`, `"1e1"`, a literal 1e1) is refused
+ * the same way whichever form carries it: a JSON number's exponent reaches here as an ExponentNumber
+ * (src/exact-json.ts).
+ */
+function decimalText(value: unknown): string {
+  if (value instanceof ExponentNumber || (typeof value === "string" && EXPONENT.test(value.trim()))) {
+    throw new GraphQLError("must be a decimal number in plain notation, without an exponent");
+  }
+  if (typeof value === "number") {
+    const text = exactDecimalOf(value);
+    if (text === undefined) throw new GraphQLError("has more digits than a JSON number carries exactly; send it as a string");
+    return text;
+  }
+  if (typeof value !== "string" || !DECIMAL.test(value)) throw new GraphQLError("must be a decimal number");
+  return value;
+}
 
 /** Exact decimal amounts travel as strings; JSON numbers are accepted on input for REST clients. */
 builder.scalarType("Decimal", {
-  description: "An exact decimal number, as a string (for example \"1250.50\").",
+  description: "An exact decimal number, as a string in plain notation (for example \"1250.50\"; never 1.2505e3).",
   serialize: (value) => plainDecimal(value),
-  parseValue: (value) => {
-    if (typeof value === "number") {
-      const text = exactDecimalOf(value);
-      if (text === undefined) throw new GraphQLError("has more digits than a JSON number carries exactly; send it as a string");
-      return text;
-    }
-    if (typeof value !== "string" || !DECIMAL.test(value)) throw new GraphQLError("must be a decimal number");
-    return value;
-  },
+  parseValue: decimalText,
   parseLiteral: (node) => {
-    if ((node.kind === Kind.STRING || node.kind === Kind.FLOAT || node.kind === Kind.INT) && DECIMAL.test(node.value)) {
-      return node.value;
-    }
+    if (node.kind === Kind.STRING || node.kind === Kind.FLOAT || node.kind === Kind.INT) return decimalText(node.value);
     throw new GraphQLError("must be a decimal number");
   },
 });

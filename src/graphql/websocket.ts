@@ -12,6 +12,7 @@ import type { OpenStreams } from "../pipeline/open-streams.js";
 import type { RateLimits } from "../pipeline/rate-limits.js";
 import { websocketRequestInfo } from "../pipeline/request-info.js";
 import { exactNumberReplacer, withExactNumbers } from "./exact-numbers.js";
+import { withExponentsAsText } from "../exact-json.js";
 import type { Logger } from "../logger.js";
 import type { Services } from "../services.js";
 import type { Yoga } from "./yoga.js";
@@ -87,6 +88,10 @@ export function attachWebSocketServer(
     // Every message graphql-ws sends passes here: an event's money goes out with every digit (exactNumberReplacer).
     const send = socket.send.bind(socket);
     socket.send = ((data: unknown, ...rest: unknown[]) => (send as (...args: unknown[]) => void)(typeof data === "string" ? withExactNumbers(data) : data, ...rest)) as typeof socket.send;
+    // And every message it receives: a number written with an exponent is refused as on HTTP (withExponentsAsText).
+    const emit = socket.emit.bind(socket);
+    socket.emit = ((event: string | symbol, ...args: unknown[]) =>
+      event === "message" && args.length > 0 && !args[1] ? emit(event, withExponentsAsText(String(args[0])), ...args.slice(1)) : emit(event, ...args)) as typeof socket.emit;
   });
 
   const disposable = useServer<Record<string, unknown> | undefined, ConnectionExtra>(

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parse as parseContentType } from "content-type";
 import express, { type NextFunction, type Request } from "express";
-import { isSafeNumber, parse } from "lossless-json";
 import { AppError } from "../errors.js";
+import { parseRequestJson } from "../exact-json.js";
 
 export const BODY_LIMIT = "100kb";
 const JSON_TYPES = ["application/json", "application/*+json"];
@@ -14,7 +14,8 @@ export type RequestWithBody = IncomingMessage & { body?: unknown };
  * Reads every request body under one size limit, whatever its content type (413 beyond it). JSON is
  * parsed without losing money: a number that a double cannot hold exactly (0.123456789012345678,
  * say) is passed on as its decimal text, which the Decimal scalar and the amount parser take as they
- * take a string. Other bodies (application/graphql, form-encoded) are passed on as text, for yoga,
+ * take a string; a number written with an exponent is refused as the string of its text would be
+ * (parseRequestJson). Other bodies (application/graphql, form-encoded) are passed on as text, for yoga,
  * which takes no multipart uploads. An Express middleware.
  */
 export function readBody() {
@@ -30,7 +31,7 @@ export function readBody() {
         return done();
       }
       try {
-        req.body = parse(req.body, null, (text) => (isSafeNumber(text) ? Number(text) : text));
+        req.body = parseRequestJson(req.body);
         done();
       } catch {
         done(Object.assign(new Error("Malformed JSON body"), { type: "entity.parse.failed" }));

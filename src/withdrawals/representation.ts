@@ -5,19 +5,22 @@ import { ExactNumber, pickKeys, withNumbers } from "../representation.js";
 
 const RECORD = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "returnReason", "createdAt", "updatedAt", "metadata", "livemode"] as const satisfies readonly (keyof ResultOf<typeof WithdrawalFields>)[];
 export const WithdrawalFields = graphql(`
-  fragment WithdrawalFields on Withdrawal { reference userId type currency amount fee developerFee status destination failureReason returnReason transactionHash createdAt updatedAt metadata livemode }
+  fragment WithdrawalFields on Withdrawal { reference userId type currency amount fee developerFee networkFee status destination failureReason returnReason transactionHash createdAt updatedAt metadata livemode }
 `);
 
 /**
- * The withdrawal record of §6, money as JSON numbers. `developerFee` (part of `fee`) appears only on
- * the withdrawals that carry one, so clients that never send one see the record they always saw; so
- * does `transactionHash`, on withdrawals sent on a live network.
+ * The withdrawal record of §6, money as JSON numbers. `developerFee` and `networkFee` (the parts of
+ * `fee`) appear only on the withdrawals that carry them, so clients that never meet one see the record
+ * they always saw; so does `transactionHash`, on withdrawals sent on a live network.
  */
 export function withdrawalBody(withdrawal: Record<string, unknown>) {
   const keys = withdrawal.transactionHash ? [...RECORD, "transactionHash" as const] : RECORD;
   const body: Record<string, unknown> = withNumbers(pickKeys(withdrawal, keys), ["amount", "fee"]);
-  const developerFee = new ExactNumber(String(withdrawal.developerFee ?? 0));
-  return Number(developerFee.value) === 0 ? body : { ...body, developerFee };
+  for (const part of ["developerFee", "networkFee"] as const) {
+    const fee = new ExactNumber(String(withdrawal[part] ?? 0));
+    if (Number(fee.value) !== 0) body[part] = fee;
+  }
+  return body;
 }
 
 /** What the API shows of a destination: the last 4 of an account, the ends of an address, a masked Pix key. */

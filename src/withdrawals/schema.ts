@@ -10,7 +10,7 @@ import { NetworkEnum } from "../wallets/network-schema.js";
 import { METADATA_DESCRIPTION, METADATA_INPUT_DESCRIPTION, storedMetadata } from "../metadata.js";
 import { PIX_KEY_TYPES } from "../providers/brazil.js";
 import { maskedDestination } from "./representation.js";
-import { WITHDRAWAL_STATUSES, WITHDRAWAL_TYPES, type WithdrawalStatus, type WithdrawalType } from "./service.js";
+import { networkFeeOf, WITHDRAWAL_STATUSES, WITHDRAWAL_TYPES, type WithdrawalStatus, type WithdrawalType } from "./service.js";
 import { BANK_CURRENCIES, BANK_CURRENCY_NAMES } from "./validation.js";
 
 const BankWithdrawalCurrencyEnum = builder.enumType("BankWithdrawalCurrency", {
@@ -33,7 +33,12 @@ builder.prismaObject("Withdrawal", {
     type: t.field({ type: WithdrawalTypeEnum, resolve: (withdrawal) => withdrawal.type as WithdrawalType }),
     currency: t.field({ type: CurrencyEnum, resolve: (withdrawal) => withdrawal.currency as Currency }),
     amount: t.expose("amount", { type: "Decimal" }),
-    fee: t.expose("fee", { type: "Decimal", description: "Our own fee (none today) plus developerFee" }),
+    fee: t.expose("fee", { type: "Decimal", description: "networkFee plus developerFee: everything debited beside the amount" }),
+    networkFee: t.field({
+      type: "Decimal",
+      description: "Our own fee: on a chain, the network fee of the network and token (paid on top of the amount, which arrives whole; refunded on failure or cancel); 0 elsewhere",
+      resolve: (withdrawal) => networkFeeOf(withdrawal).toFixed(),
+    }),
     developerFee: t.expose("developerFee", { type: "Decimal", description: "The client's own fee, credited to its revenue (clientBalances); refunded on failure, kept on return" }),
     status: t.field({ type: WithdrawalStatusEnum, resolve: (withdrawal) => withdrawal.status as WithdrawalStatus }),
     destination: t.string({
@@ -150,9 +155,12 @@ const WithdrawNgnInput = builder.inputType("WithdrawNgnInput", {
 const WithdrawUsdcInput = builder.inputType("WithdrawUsdcInput", {
   fields: (t) => ({
     userId: t.id({ required: true }),
-    amount: t.field({ type: "Decimal", required: true, description: "At most 6 decimals" }),
+    amount: t.field({ type: "Decimal", required: true, description: "At most 6 decimals; on a chain, at least the network's minimum (the network fee is debited on top)" }),
     developerFee: t.field({ type: "Decimal", description: DEVELOPER_FEE }),
-    walletAddress: t.string({ required: true, description: "EVM address; EIP-55 checksum when mixed-case" }),
+    walletAddress: t.string({
+      required: true,
+      description: "EVM address (all-lower, all-upper, or EIP-55 mixed case); never the zero address, a token contract, a treasury or a deposit address of this platform",
+    }),
     network: t.field({ type: NetworkEnum, required: true }),
     chainId: t.int({ required: true, description: "Must be the network's: 1, 137, 8453, 42161 or 10" }),
     metadata: t.field(metadataInput),

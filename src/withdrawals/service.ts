@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { Decimal } from "decimal.js";
-import { getAddress } from "viem";
 import type { Prisma, PrismaClient, User, Withdrawal } from "../generated/prisma/client.js";
 import { inTransaction, type Tx } from "../db/transaction.js";
 import { prismaSql } from "../db/sql.js";
 import { afterCommit } from "../db/unit-of-work.js";
 import type { SendQueue } from "../chain/send-queue.js";
 import type { LiveNetworks } from "../chain/live.js";
+import type { Destinations } from "../chain/destinations.js";
 import type { SendOutcome } from "../chain/sender.js";
 import { recordEvent } from "../events/log.js";
 import { modeOf, type Mode } from "../clients/modes.js";
@@ -68,14 +68,13 @@ type Payout = {
   currency: Currency;
   amount: Decimal;
   developerFee: Decimal;
+  /** Ours, on a chain (CHAIN_NETWORK_FEE_…): booked to FEES with the debit; none elsewhere. */
+  networkFee?: Decimal;
   destination: Record<string, unknown>;
   metadata: MetadataChanges;
   /** USDC: the network it goes out on in its mode (one on a chain sends it there). */
   chain?: { mode: Mode; network: string };
 };
-
-/** We charge no fee of our own on withdrawals: the record's fee is the client's developer fee alone. */
-const OWN_FEE = 0;
 
 const newReference = () => `wd_${randomBytes(12).toString("hex")}`;
 const REFERENCE = /^wd_[0-9a-f]{24}$/;
@@ -89,9 +88,10 @@ function checkReference(reference: string): string {
 const sameName = (given: string, actual: string) => given.localeCompare(actual.trim(), undefined, { sensitivity: "accent" }) === 0;
 
 /**
- * Withdrawals: the balance in the withdrawal's own currency is debited (user against PAYOUTS, and
- * the developer fee against the client's revenue) at initiation, in the same transaction as the
- * record; a failure reverses both, a return the amount only, each exactly once.
+ * Withdrawals: the balance in the withdrawal's own currency is debited (user against PAYOUTS, the
+ * developer fee against the client's revenue, and on a chain the network fee against our FEES) at
+ * initiation, in the same transaction as the record; a failure reverses all three, a return the
+ * amount only, each exactly once.
  * Ledger entries carry the withdrawal's `reference` as their referenceId.
  */
 export class WithdrawalService {
@@ -106,7 +106,9 @@ export class WithdrawalService {
       /** Where a USDC withdrawal on a chain is handed to the chain's sender (and refused first where its mode cannot send). */
       sends: Pick<SendQueue, "queue" | "nudge">;
       /** Which networks money may move on, per mode (src/chain/live.ts). */
-      networks: Pick<LiveNetworks, "assertUsable">;
+      networks: Pick<LiveNetworks, "assertUsable" | "withdrawalRule">;
+      /** Where no withdrawal may go (src/chain/destinations.ts). */
+      destinations: Pick<Destinations, "assertOutside">;
     },
   ) {}
 
@@ -138,9 +140,22 @@ export class WithdrawalService {
     const amount = parseAmount(request.amount, "USDC");
     const developerFee = parseDeveloperFee(request.developerFee, "USDC");
     this.deps.networks.assertUsable(mode, request.network.name, "USDC", "network");
+    const networkFee = this.networkFeeOf(mode, request.network.name, amount);
+    await this.deps.destinations.assertOutside(request.walletAddress, "walletAddress");
     const user = await this.deps.users.get(clientId, request.userId, { select: { id: true } });
-    const destination = { address: getAddress(request.walletAddress), network: request.network.name, chainId: request.network.chainId };
-    return this.initiate({ clientId, userId: user.id, type: "USDC", currency: "USDC", amount, developerFee, destination, metadata: request.metadata, chain: { mode, network: request.network.name } });
+    const destination = { address: request.walletAddress, network: request.network.name, chainId: request.network.chainId };
+    return this.initiate({ clientId, userId: user.id, type: "USDC", currency: "USDC", amount, developerFee, networkFee, destination, metadata: request.metadata, chain: { mode, network: request.network.name } });
+  }
+
+  /**
+   * On a chain, a withdrawal moves at least the network's minimum and pays its network fee on top (the
+   * transfer carries `amount` whole); a simulated network spends no gas: no minimum, no fee.
+   */
+  private networkFeeOf(mode: Mode, network: string, amount: Decimal): Decimal {
+    const rule = this.deps.networks.withdrawalRule(mode, network, "USDC");
+    if (!rule) return new Exact(0);
+    if (amount.lessThan(rule.min)) throw new AppError("BAD_USER_INPUT", `amount must be at least ${rule.min} USDC on ${network}`, { param: "amount" });
+    return new Exact(rule.fee);
   }
 
   /** Another client's withdrawal is exactly as unknown as one that does not exist. */
@@ -182,6 +197,7 @@ export class WithdrawalService {
 
   private async initiate(payout: Payout): Promise<Withdrawal> {
     const { clientId, userId, currency, amount, developerFee } = payout;
+    const networkFee = payout.networkFee ?? new Exact(0);
     const initiated = await inTransaction(this.deps.prisma, async (tx) => {
       const withdrawal = await tx.withdrawal.create({
         data: {
@@ -191,15 +207,15 @@ export class WithdrawalService {
           type: payout.type,
           currency,
           amount: amount.toFixed(),
-          fee: developerFee.plus(OWN_FEE).toFixed(),
+          fee: developerFee.plus(networkFee).toFixed(),
           developerFee: developerFee.toFixed(),
           status: WITHDRAWAL_STATUS.PENDING,
           destination: JSON.stringify(payout.destination),
           metadata: newMetadata(payout.metadata),
         },
       });
-      // One journal debits the amount and the developer fee: the ledger's funds check covers their sum, and
-      // refuses (INSUFFICIENT_FUNDS) a balance that cannot pay both, rolling the record back too.
+      // One journal debits the amount, the developer fee and the network fee: the ledger's funds check covers
+      // their sum, and refuses (INSUFFICIENT_FUNDS) a balance that cannot pay them all, rolling the record back too.
       await this.deps.ledger.post(prismaSql(tx), {
         clientId,
         type: "WITHDRAWAL",
@@ -208,6 +224,7 @@ export class WithdrawalService {
           { account: { userId, currency }, amount: amount.negated(), type: "WITHDRAWAL" },
           { account: { system: "PAYOUTS", currency }, amount, type: "WITHDRAWAL" },
           ...developerFeePostings(userId, currency, developerFee),
+          ...networkFeePostings(userId, currency, networkFee),
         ],
       });
       await recordEvent(prismaSql(tx), { clientId, userId, type: "withdrawal.created", object: eventObject.withdrawal(withdrawal) });
@@ -285,27 +302,32 @@ export class WithdrawalService {
     for (const step of stepsOf(status, name)) {
       const data = { status: step.to, ...(transactionHash ? { transactionHash } : {}), ...(step.to === TRANSITIONS[name].to ? reasons : {}) };
       withdrawal = await tx.withdrawal.update({ where: { reference }, data });
-      if (step.to === WITHDRAWAL_STATUS.FAILED || step.to === WITHDRAWAL_STATUS.CANCELLED) await this.giveBack(tx, withdrawal, { developerFee: true });
-      if (step.to === WITHDRAWAL_STATUS.RETURNED) await this.giveBack(tx, withdrawal, { developerFee: false });
+      if (step.to === WITHDRAWAL_STATUS.FAILED || step.to === WITHDRAWAL_STATUS.CANCELLED) await this.giveBack(tx, withdrawal, { fees: true });
+      if (step.to === WITHDRAWAL_STATUS.RETURNED) await this.giveBack(tx, withdrawal, { fees: false });
       await recordEvent(prismaSql(tx), { clientId, userId: withdrawal.userId, type: step.event, object: eventObject.withdrawal(withdrawal) });
       changed.push(step.to);
     }
     return { withdrawal, changed };
   }
 
-  /** WITHDRAWAL_REVERSAL: the amount back from PAYOUTS and, unless the client keeps it, the developer fee back from its revenue. */
-  private giveBack(tx: Tx, withdrawal: Withdrawal, refund: { developerFee: boolean }) {
+  /**
+   * WITHDRAWAL_REVERSAL: the amount back from PAYOUTS and, unless they are kept (a return: the payout was
+   * made), the developer fee back from the client's revenue and the network fee back from FEES.
+   */
+  private giveBack(tx: Tx, withdrawal: Withdrawal, refund: { fees: boolean }) {
     const amount = new Exact(withdrawal.amount.toString());
-    const developerFee = refund.developerFee ? new Exact(withdrawal.developerFee.toString()) : new Exact(0);
+    const developerFee = new Exact(withdrawal.developerFee.toString());
     const { clientId, userId, currency } = withdrawal;
     const postings: Posting[] = [
       { account: { userId, currency }, amount, type: "WITHDRAWAL_REVERSAL" },
       { account: { system: "PAYOUTS", currency }, amount: amount.negated(), type: "WITHDRAWAL_REVERSAL" },
     ];
-    if (!developerFee.isZero()) {
+    const fees = refund.fees ? ([["CLIENT_REVENUE", developerFee], ["FEES", networkFeeOf(withdrawal)]] as const) : [];
+    for (const [system, fee] of fees) {
+      if (fee.isZero()) continue;
       postings.push(
-        { account: { userId, currency }, amount: developerFee, type: "WITHDRAWAL_REVERSAL" },
-        { account: { system: "CLIENT_REVENUE", currency }, amount: developerFee.negated(), type: "WITHDRAWAL_REVERSAL" },
+        { account: { userId, currency }, amount: fee, type: "WITHDRAWAL_REVERSAL" },
+        { account: { system, currency }, amount: fee.negated(), type: "WITHDRAWAL_REVERSAL" },
       );
     }
     return this.deps.ledger.post(prismaSql(tx), { clientId, type: "WITHDRAWAL_REVERSAL", referenceId: withdrawal.reference, postings });
@@ -330,4 +352,18 @@ function assertAccountHolder(user: User, request: { firstName: string; lastName:
   if (!sameName(request.firstName, user.firstName)) throw badInput("firstName does not match the user's");
   if (!sameName(request.lastName, user.lastName)) throw badInput("lastName does not match the user's");
   if (request.dob !== user.dob.toISOString().slice(0, 10)) throw badInput("dob does not match the user's");
+}
+
+/** Our own fee on a withdrawal (the network fee, on a chain): the record's fee less the client's developer fee. */
+export function networkFeeOf(withdrawal: Pick<Withdrawal, "fee" | "developerFee">): Decimal {
+  return new Exact(withdrawal.fee.toString()).minus(withdrawal.developerFee.toString());
+}
+
+/** The FEE postings of a network fee: the user's balance against our FEES (none when it is zero). */
+function networkFeePostings(userId: string, currency: string, fee: Decimal): Posting[] {
+  if (fee.isZero()) return [];
+  return [
+    { account: { userId, currency }, amount: fee.negated(), type: "FEE" },
+    { account: { system: "FEES", currency }, amount: fee, type: "FEE" },
+  ];
 }

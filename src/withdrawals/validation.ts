@@ -1,11 +1,10 @@
-import { isAddress } from "viem";
 import { z } from "zod";
 import { badInput } from "../errors.js";
 import { metadataChanges } from "../metadata.js";
 import { brlAccountCheckDigit, isValidAbaRouting, isValidBic, isValidClabe, isValidIban, isValidNuban } from "../providers/banking.js";
 import { parsePixKey, parseTaxId, PIX_KEY_TYPES, type PixKey } from "../providers/brazil.js";
 import { NETWORK_NAMES, networkByName } from "../providers/chains.js";
-import { parseInput, uuid } from "../validation.js";
+import { evmAddress, parseInput, uuid } from "../validation.js";
 
 export const BANK_CURRENCIES = ["USD", "EUR", "MXN", "BRL"] as const;
 export type BankCurrency = (typeof BANK_CURRENCIES)[number];
@@ -78,7 +77,7 @@ export const UsdcWithdrawal = z.object({
   userId: uuid("userId"),
   amount: z.unknown(),
   developerFee: z.unknown().optional(),
-  walletAddress: z.string({ error: "walletAddress is required" }).trim(),
+  walletAddress: evmAddress("walletAddress"),
   network: z.string({ error: "network is required" }),
   chainId: z.number({ error: "chainId is required" }).int("chainId must be an integer"),
   metadata: metadataChanges,
@@ -161,20 +160,12 @@ export function parseNgnWithdrawal(input: unknown) {
   return request;
 }
 
-/** EIP-55: a mixed-case address must carry a valid checksum; all-lower or all-upper hex carries none. */
-function isEvmAddress(address: string): boolean {
-  const hex = address.slice(2);
-  const mixedCase = hex !== hex.toLowerCase() && hex !== hex.toUpperCase();
-  return isAddress(address, { strict: mixedCase });
-}
-
 /**
  * `chainIdOf`: a network's chain id as this deployment runs it (a live network's is its RPC's;
  * undefined while that RPC has not answered).
  */
 export function parseUsdcWithdrawal(input: unknown, chainIdOf: (network: string) => number | undefined) {
   const request = parseInput(UsdcWithdrawal, input);
-  if (!isEvmAddress(request.walletAddress)) throw badInput("walletAddress must be a valid EVM address (EIP-55 checksum when mixed-case)");
   const network = networkByName(request.network);
   if (!network) throw badInput(`network must be one of ${NETWORK_NAMES.join(", ")}`);
   const chainId = chainIdOf(network.name);

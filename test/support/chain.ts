@@ -148,13 +148,16 @@ export function liveBaseEnv(anvil: Anvil, token: Token, overrides: Record<string
     CHAIN_RPC_TIMEOUT_MS: "1000",
     // anvil prices gas like a quiet Ethereum (1 gwei base fee, 1 gwei tip), far above Base's default ceiling.
     CHAIN_MAX_FEE_GWEI_BASE: "100",
+    // No minimum and no network fee unless a test is about them (test/chain-destinations.test.ts): amounts stay as the tests fund them.
+    CHAIN_MIN_WITHDRAWAL_BASE_USDC: "0",
+    CHAIN_NETWORK_FEE_BASE_USDC: "0",
     ...overrides,
   };
 }
 
 /** The same as liveBaseEnv, for test mode: BASE is a test chain (CHAIN_TEST_…) served from the test treasury. */
 export function testBaseEnv(anvil: Anvil, token: Token, overrides: Record<string, string> = {}): Record<string, string> {
-  const perNetwork = /^CHAIN_(RPC_URL|TOKEN|CONFIRMATIONS|START_BLOCK|MAX_FEE_GWEI)_/;
+  const perNetwork = /^CHAIN_(RPC_URL|TOKEN|CONFIRMATIONS|START_BLOCK|MAX_FEE_GWEI|MIN_WITHDRAWAL|NETWORK_FEE)_/;
   return Object.fromEntries(Object.entries(liveBaseEnv(anvil, token, overrides)).map(([name, value]) => [name.replace(perNetwork, "CHAIN_TEST_$1_"), value]));
 }
 

@@ -72,7 +72,7 @@ type Operation = {
   onChain?: ChainRequest;
 };
 
-const USDC_ADDRESS = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48";
+const USDC_ADDRESS = "0x71C7656EC7ab88b098defB751B7401B5f6d8976F";
 const HOLD_MS = 300;
 const ENDPOINTS = 2;
 

@@ -11,7 +11,8 @@ export const BANK_ACCOUNTS = {
 } as const;
 
 export const NGN_ACCOUNT = { accountNumber: "0123456785", bankCode: "058", accountName: "Ada Lovelace", bankName: "Guaranty Trust Bank" };
-export const USDC_ADDRESS = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48";
+/** An outside wallet (never a token contract, a treasury or a deposit address: those are refused as destinations). */
+export const USDC_ADDRESS = "0x71C7656EC7ab88b098defB751B7401B5f6d8976F";
 
 export const WITHDRAWAL_KEYS = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "returnReason", "createdAt", "updatedAt", "metadata", "livemode"];
 

@@ -20,8 +20,11 @@ const Withdrawal = named("Withdrawal", z.object({
   type: z.string().describe("BANK, NGN_BANK or USDC"),
   currency: z.string(),
   amount: doc.money,
-  fee: doc.money.describe("our own fee (none today) plus developerFee"),
+  fee: doc.money.describe("networkFee plus developerFee: everything debited beside the amount"),
   developerFee: doc.money.optional().describe("the client's own fee (part of fee), present only when the withdrawal carries one"),
+  networkFee: doc.money
+    .optional()
+    .describe("our network fee (part of fee), present only on a withdrawal sent on a chain that pays one: debited on top of the amount (which arrives whole), refunded if the withdrawal fails or is cancelled"),
   status: z.enum(WITHDRAWAL_STATUSES).describe("PENDING → PROCESSING → COMPLETED; FAILED from PENDING or PROCESSING; RETURNED from COMPLETED; CANCELLED from PENDING by the client"),
   destination: z.string().describe("the account paid, masked: ****6789, or the ends of the address: 0xA0b8…eB48"),
   failureReason: z.string().nullable().describe("why it FAILED; null otherwise"),
@@ -167,6 +170,9 @@ export const withdrawalRoutes = [
     errors: LEGACY_FUNDS_ERROR,
     docs: {
       summary: "Withdraw USDC on-chain",
+      description:
+        "`walletAddress`: all-lower, all-upper or EIP-55 mixed case; never the zero address, a token contract, a treasury or a deposit address of this platform (400 naming it). " +
+        "On a chain, `amount` must be at least the network's minimum (400 naming it, with the minimum) and the network fee is debited on top (`networkFee`); the transfer carries `amount` whole.",
       body: named("UsdcWithdrawalRequest", withFees(UsdcWithdrawal).extend({ network: doc.oneOf(NETWORK_NAMES, "the chain; must agree with chainId") })),
       response: Withdrawal,
       errors: ["NOT_FOUND", "INSUFFICIENT_FUNDS"],
