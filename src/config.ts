@@ -270,7 +270,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // `npm run devnet`'s test chain: its CHAIN_TEST_… lines, under the environment's own (src/chain/devnet-env.ts).
   const devnet = production ? undefined : readDevnetEnv(dataDir);
   if (devnet?.issues.length) throw new ConfigError(`Invalid configuration:\n${devnet.issues.join("\n")}`);
-  const chain = parseChainSettings({ ...devnet?.values, ...definedOnly(env) });
+  // Every variable set in the environment wins, an empty one included (an empty token contract takes the token off).
+  const chain = parseChainSettings({ ...devnet?.values, ...Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)) });
   if (chain.issues.length) throw new ConfigError(`Invalid configuration:\n${chain.issues.join("\n")}`);
   requireInProduction(e, ["DATABASE_URL", "JWT_SECRET", "ENCRYPTION_KEY", "WEBHOOK_SECRET", "CUSTODIAN_MASTER_KEY", "SMTP_URL", "METRICS_TOKEN"]);
   const webConcurrency = e.WEB_CONCURRENCY ?? (production ? availableCores() : 1);
