@@ -21,3 +21,9 @@ describe("the README and docs/ speak of the product only", () => {
     expect(found).toEqual([]);
   });
 });
+
+describe("the README stays short", () => {
+  it("has at most 400 lines: depth goes to docs/", () => {
+    expect(readFileSync("README.md", "utf8").trimEnd().split("\n").length).toBeLessThanOrEqual(400);
+  });
+});
