@@ -128,13 +128,13 @@ describe("live mode simulates nothing", () => {
   });
 
   it.each([
-    ["POST", "/v1/sandbox/deposits"],
-    ["POST", "/v1/sandbox/card-transactions"],
-    ["POST", "/v1/sandbox/withdrawals/wd_000000000000000000000000/complete"],
-  ])("%s %s answers 403 TEST_MODE_ONLY to a live key", async (method, path) => {
+    ["POST", "/v1/sandbox/deposits", { currency: "NGN", amount: 1000 }],
+    ["POST", "/v1/sandbox/card-transactions", { amount: 3.5, description: "Coffee" }],
+    ["POST", "/v1/sandbox/withdrawals/wd_000000000000000000000000/complete", undefined],
+  ])("%s %s answers 403 TEST_MODE_ONLY to a live key", async (method, path, fields) => {
     const { live } = await business();
     const userId = await createUser(server, live);
-    const res = await rest(server, method, path, { headers: live.headers, body: { userId, currency: "NGN", amount: 1000, description: "Coffee" } });
+    const res = await rest(server, method, path, { headers: live.headers, body: fields && { userId, ...fields } });
     expect(res.status, JSON.stringify(res.body)).toBe(403);
     expect(res.body.code).toBe("TEST_MODE_ONLY");
   });
