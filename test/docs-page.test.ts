@@ -5,6 +5,7 @@ import { CHROMIUM, needs, REQUIREMENTS } from "./support/requirements.js";
 import { createUser, errorCodes, gql } from "./support/http.js";
 import { SHARED_SECRETS } from "./support/server-process.js";
 import { newTenant, startServer, type TestServer } from "./support/server.js";
+import { patient } from "./support/patience.js";
 
 /** Flags that keep the browser itself from calling home, so every request seen is the page's own. */
 const QUIET_BROWSER = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
@@ -123,7 +124,7 @@ describe("the developer pages in headless Chromium", needs(REQUIREMENTS.chromium
    * off past any time-out on a loaded machine, while what matters here is every request the page makes.
    */
   async function settled(requested: string[]) {
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + patient(20_000);
     let seen = -1;
     while (seen !== requested.length && Date.now() < deadline) {
       seen = requested.length;
@@ -131,9 +132,9 @@ describe("the developer pages in headless Chromium", needs(REQUIREMENTS.chromium
     }
   }
 
-  it("/docs lists every path of the REST contract and links to GraphiQL and the schema, asking nothing of another host", async () => {
+  it("/docs lists every path of the REST contract and links to GraphiQL and the schema, asking nothing of another host", { timeout: patient(60_000) }, async () => {
     const { page, requested, elsewhere, origin } = await openPage("/docs");
-    await page.locator(".opblock").first().waitFor({ timeout: 20_000 });
+    await page.locator(".opblock").first().waitFor({ timeout: patient(20_000) });
     await settled(requested);
 
     const listed = await page.locator(".opblock-summary-path").evaluateAll((nodes) => nodes.map((node) => node.getAttribute("data-path")));
@@ -149,13 +150,13 @@ describe("the developer pages in headless Chromium", needs(REQUIREMENTS.chromium
     expect(requested).toContain(`${origin}/v1/openapi.json`);
   });
 
-  it("/graphql renders GraphiQL, which loads the schema from this server, asking nothing of another host", { timeout: 60_000 }, async () => {
+  it("/graphql renders GraphiQL, which loads the schema from this server, asking nothing of another host", { timeout: patient(60_000) }, async () => {
     const { page, requested, errors, elsewhere, origin } = await openPage("/graphql");
-    const introspection = await page.waitForResponse((response) => response.url() === `${origin}/graphql` && response.request().method() === "POST", { timeout: 20_000 });
+    const introspection = await page.waitForResponse((response) => response.url() === `${origin}/graphql` && response.request().method() === "POST", { timeout: patient(20_000) });
     expect(introspection.status()).toBe(200);
     expect(await introspection.text()).toContain('"__schema"');
     // The query editor (Monaco, run in the page's own blob: workers) shows the example query.
-    await page.locator(".graphiql-query-editor").getByText("FirstUsers").first().waitFor({ timeout: 20_000 });
+    await page.locator(".graphiql-query-editor").getByText("FirstUsers").first().waitFor({ timeout: patient(20_000) });
     await settled(requested);
 
     expect(await page.title()).toBe("Fintech Platform API");
