@@ -217,13 +217,14 @@ describe("a reorg deeper than the depth takes a completed deposit's transfer", (
     const { userId, address } = await custodialUser();
     const sweepsOf = async () =>
       (await server.app.db.prisma.chainSend.findMany({ where: { purpose: "SWEEP" }, orderBy: { createdAt: "asc" } })).filter((send) => send.fromAddress.toLowerCase() === address.toLowerCase());
-    // The treasury has no native coin: the sweep cannot get its gas, so it stays QUEUED (waiting for GAS).
-    await anvil.setBalance(custody.treasury, 0n);
+    // The blocks that complete the deposit ask 50 gwei, above the sweeps' ceiling (a tenth of 100): its sweep is
+    // queued and waits (FEES), never signed nor estimated (no race with the rollback below). The rollback takes those blocks.
     await token.transfer(sender, address, units(String(SWEEP_MIN)));
+    await anvil.rpc("anvil_setNextBlockBaseFeePerGas", [`0x${(50n * 10n ** 9n).toString(16)}`]);
     await anvil.mine(CONFIRMATIONS - 1);
     await settledAs(userId, ["COMPLETED"]);
     const [orphan] = await deposits(userId);
-    await until(async () => (await sweepsOf())[0]?.waitingFor === "GAS", "the deposit's sweep to wait for gas");
+    await until(async () => (await sweepsOf())[0]?.waitingFor === "FEES", "the deposit's sweep to wait for lower fees");
     const [queued] = await sweepsOf();
     expect((await chainRow(orphan.id)).sweepId).toBe(queued.id);
 
