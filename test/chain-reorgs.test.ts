@@ -212,4 +212,49 @@ describe("a reorg deeper than the depth takes a completed deposit's transfer", (
     expect(metrics).toMatch(/^chain_deposits_flagged\{network="BASE",flag="ORPHANED"\} 1$/m);
     expect(metrics).toMatch(/^chain_deposits_orphaned_total\{network="BASE"\} [1-9]/m);
   });
+
+  it("a sweep queued for it and not yet signed is withdrawn: the address's later deposit gets a sweep of its own, confirmed", { timeout: patient(120_000) }, async () => {
+    const { userId, address } = await custodialUser();
+    const sweepsOf = async () =>
+      (await server.app.db.prisma.chainSend.findMany({ where: { purpose: "SWEEP" }, orderBy: { createdAt: "asc" } })).filter((send) => send.fromAddress.toLowerCase() === address.toLowerCase());
+    // The blocks that complete the deposit ask 50 gwei, above the sweeps' ceiling (a tenth of 100): its sweep is
+    // queued and waits (FEES), never signed nor estimated (no race with the rollback below). The rollback takes those blocks.
+    await token.transfer(sender, address, units(String(SWEEP_MIN)));
+    await anvil.rpc("anvil_setNextBlockBaseFeePerGas", [`0x${(50n * 10n ** 9n).toString(16)}`]);
+    await anvil.mine(CONFIRMATIONS - 1);
+    await settledAs(userId, ["COMPLETED"]);
+    const [orphan] = await deposits(userId);
+    await until(async () => (await sweepsOf())[0]?.waitingFor === "FEES", "the deposit's sweep to wait for lower fees");
+    const [queued] = await sweepsOf();
+    expect((await chainRow(orphan.id)).sweepId).toBe(queued.id);
+
+    await anvil.rollback(4); // the transfer is gone for good
+    await anvil.mine(6);
+    await until(async () => (await chainRow(orphan.id)).flag === "ORPHANED", "the deposit to be flagged");
+    // The queued sweep waits for it no more: withdrawn, never signed, and the orphan is linked to no sweep.
+    const withdrawn = await server.app.db.prisma.chainSend.findUniqueOrThrow({ where: { id: queued.id } });
+    expect(withdrawn).toMatchObject({ status: "FAILED", transactionHash: null, waitingFor: null });
+    expect(withdrawn.failureReason).toMatch(/withdrawn before it was signed: a deposit it was to move was flagged ORPHANED/);
+    expect((await chainRow(orphan.id)).sweepId).toBeNull();
+
+    // The treasury funded, a genuine deposit to the same address reaching the threshold is swept by a sweep of its own.
+    await anvil.setBalance(custody.treasury, 10n ** 18n);
+    await token.transfer(sender, address, units(String(SWEEP_MIN)));
+    await anvil.mine(CONFIRMATIONS);
+    await settledAs(userId, ["COMPLETED", "COMPLETED"]);
+    const genuine = (await deposits(userId)).find((d) => d.id !== orphan.id)!;
+    const sweepOfGenuine = async () => {
+      const { sweepId } = await chainRow(genuine.id);
+      return sweepId === null ? null : server.app.db.prisma.chainSend.findUniqueOrThrow({ where: { id: sweepId } });
+    };
+    await until(async () => (await sweepOfGenuine())?.status === "CONFIRMED" || void (await anvil.mine(1)), "the genuine deposit's sweep to be confirmed", 60_000, 500);
+    const sweep = (await sweepOfGenuine())!;
+    expect(sweep.id).not.toBe(queued.id);
+    expect(sweep.amount.toFixed()).toBe(String(SWEEP_MIN));
+    const toTreasury = await token.transfersTo(custody.treasury);
+    expect(toTreasury.filter((t) => t.transactionHash === sweep.transactionHash).map((t) => t.value)).toEqual([units(String(SWEEP_MIN))]);
+    expect(await token.balanceOf(address)).toBe(0n);
+    expect((await sweepsOf()).map((s) => s.status)).toEqual(["FAILED", "CONFIRMED"]);
+    expect((await chainRow(orphan.id)).sweepId).toBeNull();
+  });
 });

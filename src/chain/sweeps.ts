@@ -3,12 +3,14 @@ import { Decimal } from "decimal.js";
 import { erc20Abi, formatEther, getAddress, parseUnits, type Address, type PublicClient } from "viem";
 import type { Sql, SqlDatabase } from "../db/sql.js";
 import type { Logger } from "../logger.js";
-import { queueSend, type ChainSend } from "./send-records.js";
+import { queueSend, withdrawQueuedSend, type ChainSend } from "./send-records.js";
 import type { SendOutcome } from "./sender.js";
 import type { NetworkSettings } from "./networks.js";
 
 /** A failed sweep of an address and token is tried again after this long (a paused token must not queue one per pass). */
 const RETRY_FAILED_AFTER = "5 minutes";
+/** Why a sweep queued for a deposit that became ORPHANED ended, unsigned (withdrawForOrphans); its address is planned again at once. */
+export const WITHDRAWN_FOR_ORPHANS = "withdrawn before it was signed: a deposit it was to move was flagged ORPHANED (its transfer left the chain); the address's other deposits are swept anew";
 
 type Candidate = { address: Address; tokenAddress: Address; amount: string; depositIds: string[] };
 
@@ -21,11 +23,15 @@ const CANDIDATES = `
     AND NOT EXISTS (
       SELECT 1 FROM "chain_sends" s
       WHERE s."chainId" = $1::int AND s."purpose" = 'SWEEP' AND s."fromAddress" = w."address" AND s."tokenAddress" = d."tokenAddress"
-        AND (s."status" NOT IN ('CONFIRMED', 'FAILED') OR (s."status" = 'FAILED' AND s."updatedAt" > now() - interval '${RETRY_FAILED_AFTER}')))
+        AND (s."status" NOT IN ('CONFIRMED', 'FAILED')
+          OR (s."status" = 'FAILED' AND s."failureReason" IS DISTINCT FROM $2 AND s."updatedAt" > now() - interval '${RETRY_FAILED_AFTER}')))
   GROUP BY w."address", d."tokenAddress"
   LIMIT 200`;
 const LINK = `UPDATE "chain_deposits" SET "sweepId" = $1::uuid WHERE "depositId" = ANY($2::uuid[]) AND "sweepId" IS NULL`;
 const UNLINK = `UPDATE "chain_deposits" SET "sweepId" = NULL WHERE "sweepId" = $1::uuid`;
+const QUEUED_SWEEPS_OF = `
+  SELECT DISTINCT s."id", s."purposeId" FROM "chain_deposits" cd JOIN "chain_sends" s ON s."id" = cd."sweepId"
+  WHERE cd."depositId" = ANY($1::uuid[]) AND s."status" = 'QUEUED'`;
 const GAS_SENDS = `SELECT count(*)::int AS "all", count(*) FILTER (WHERE "status" NOT IN ('CONFIRMED', 'FAILED'))::int AS "open" FROM "chain_sends" WHERE "purpose" = 'GAS' AND "purposeId" LIKE $1`;
 
 /**
@@ -54,7 +60,7 @@ export class Sweeps {
       const threshold = this.thresholds.get(getAddress(c.tokenAddress));
       return threshold !== undefined && new Decimal(c.amount).gte(threshold);
     };
-    const candidates = (await sql.query<Candidate>("chain_sweep_candidates", CANDIDATES, [chainId])).filter(reaches);
+    const candidates = (await sql.query<Candidate>("chain_sweep_candidates", CANDIDATES, [chainId, WITHDRAWN_FOR_ORPHANS])).filter(reaches);
     if (candidates.length === 0) return;
     const balances = await Promise.all(candidates.map((c) => client.readContract({ address: c.tokenAddress, abi: erc20Abi, functionName: "balanceOf", args: [c.address] })));
     for (const [i, candidate] of candidates.entries()) {
@@ -91,6 +97,21 @@ export function sweepThresholds(sweepMin: string, network: Pick<NetworkSettings,
     if (contract) thresholds.set(getAddress(contract), Decimal.max(sweepMin, new Decimal(network.withdrawals[symbol].fee).times(2)));
   }
   return thresholds;
+}
+
+/**
+ * Deposits just flagged ORPHANED, in the flagging transaction: a sweep queued for them and not yet signed
+ * would wait for tokens the address no longer holds, and hold up the address's later sweeps. It is
+ * withdrawn (FAILED, WITHDRAWN_FOR_ORPHANS: nothing was signed) and its deposits unlinked; the next pass
+ * plans the address's other completed deposits anew, without the orphans, against the threshold. A sweep
+ * already signed is the chain's: it reverts, fails, and is planned again the same way. Of the withdrawal
+ * and the sender's signing, exactly one wins (both are conditional on QUEUED).
+ */
+export async function withdrawForOrphans(tx: Sql, depositIds: string[]): Promise<void> {
+  if (depositIds.length === 0) return;
+  for (const sweep of await tx.query<{ id: string; purposeId: string }>("chain_sweeps_queued_of", QUEUED_SWEEPS_OF, [depositIds])) {
+    if (await withdrawQueuedSend(tx, "SWEEP", sweep.purposeId, WITHDRAWN_FOR_ORPHANS)) await tx.query("chain_sweep_unlink", UNLINK, [sweep.id]);
+  }
 }
 
 /** What a sweep's end means: confirmed, nothing more (its deposits name it); failed, its deposits are unswept again and planned later. */

@@ -31,6 +31,7 @@ import {
   type Cursor,
   type TrackedTransfer,
 } from "./records.js";
+import { withdrawForOrphans } from "./sweeps.js";
 import { transferKeys } from "./transfer-identity.js";
 
 const TRANSFER = getAbiItem({ abi: erc20Abi, name: "Transfer" });
@@ -242,7 +243,9 @@ export class NetworkWatcher {
     const orphaned = await this.deps.sql.transaction(async (tx) => {
       if (!(await moveCursor(tx, chainId, cursor, ancestor, head))) throw new ChainMoved("the cursor moved");
       await rewindTo(tx, chainId, ancestor.blockNumber);
-      return flagDeposits(tx, lost, "ORPHANED");
+      const flagged = await flagDeposits(tx, lost, "ORPHANED");
+      await withdrawForOrphans(tx, flagged);
+      return flagged;
     });
     const network = this.deps.network.name;
     this.deps.metrics.reorgs.inc({ network });
