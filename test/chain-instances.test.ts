@@ -118,11 +118,11 @@ describe("the chain watcher across processes", needs(REQUIREMENTS.postgres), () 
     const b = await startInstance(env());
     running.push(a, b);
     const holders = () => [...a.lines, ...b.lines].filter((line) => line.includes('"chain watcher took the lease"')).map((line) => JSON.parse(line).holder as string);
-    await until(async () => holders().length > 0, "a watcher");
+    await until(async () => holders().length > 0, "a watcher", 60_000);
     const before = (await recorded()).length;
     for (const address of addresses.slice(0, 3)) await token.transfer(anvil.accounts[1], address, 5_000_000n);
     await anvil.mine(CONFIRMATIONS);
-    await until(async () => (await recorded()).length === before + 3 && (await recorded()).every((row) => row.status === "COMPLETED"), "three deposits");
+    await until(async () => (await recorded()).length === before + 3 && (await recorded()).every((row) => row.status === "COMPLETED"), "three deposits", 60_000);
     expect(holders()).toHaveLength(1);
 
     // The holder dies (its whole instance); the lease runs out and another process takes it.
@@ -131,10 +131,10 @@ describe("the chain watcher across processes", needs(REQUIREMENTS.postgres), () 
     await killInstance(dying);
     await token.transfer(anvil.accounts[1], addresses[3], 7_000_000n);
     await anvil.mine(CONFIRMATIONS);
-    await until(async () => (await recorded()).length === before + 4 && (await recorded()).every((row) => row.status === "COMPLETED"), "the deposit after the take-over", 30_000);
+    await until(async () => (await recorded()).length === before + 4 && (await recorded()).every((row) => row.status === "COMPLETED"), "the deposit after the take-over", 60_000);
     // Log lines reach the pipe in batches (at most a quarter of a second late).
     await until(async () => holders().length === 2, "the new holder's log line", 5000);
     expect(new Set(holders()).size).toBe(2);
     expect((await recorded()).every((row) => row.journals === 1)).toBe(true);
-  }, patient(120_000));
+  }, patient(240_000));
 });
