@@ -40,8 +40,9 @@ describe("the chain watcher across processes", needs(REQUIREMENTS.postgres), () 
     await token.mint(anvil.accounts[1], 10n ** 15n);
     const instancesDir = mkdtempSync(join(tmpdir(), "fintech-chain-"));
     dataDir = instancesDir;
+    // A lease of 3 × the RPC time-out + 5 polls (15.5 s): a holder slowed by a loaded machine keeps it, so "exactly one" holds.
     env = (overrides = {}) =>
-      scratchServerEnv(database.url, instancesDir, { ...liveBaseEnv(anvil, token, { CHAIN_CONFIRMATIONS_BASE: String(CONFIRMATIONS) }), ...overrides });
+      scratchServerEnv(database.url, instancesDir, { ...liveBaseEnv(anvil, token, { CHAIN_CONFIRMATIONS_BASE: String(CONFIRMATIONS) }), CHAIN_RPC_TIMEOUT_MS: "5000", ...overrides });
     // The custodial addresses, made through one instance.
     const instance = await startInstance(env());
     running.push(instance);

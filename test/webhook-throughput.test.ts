@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prismaSql } from "../src/db/sql.js";
 import { recordEvent } from "../src/events/log.js";
 import { MAX_PENDING_PER_ENDPOINT } from "../src/webhook-endpoints/limits.js";
+import { patient } from "./support/patience.js";
 import { rest } from "./support/http.js";
 import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { newTenant, startServer, type Tenant, type TestServer } from "./support/server.js";
@@ -74,7 +75,7 @@ describe("webhook delivery under load (PostgreSQL)", needs(REQUIREMENTS.postgres
     // One transaction: all of them wait at once when it commits.
     await server.app.db.prisma.$transaction(async (tx) => {
       for (let n = 0; n < burst; n++) await recordEvent(prismaSql(tx), { clientId: tenant.clientId, type: "user.created", object: { n } });
-    });
+    }, { timeout: patient(30_000) }); // Prisma's default of 5 s for an interactive transaction is short for 250 inserts on a loaded machine
     await receiver.waitForMessages(burst, 30_000);
     expect(firstArrivals(receiver).size).toBe(burst);
     expect(await undelivered(tenant)).toEqual({ unsent: 0, notSucceeded: 0 });
