@@ -2,7 +2,7 @@
 // users (with the house account unsharded, as before, and in shards) and on one hot user, beside
 // plain pg hot-row transactions.
 import type { Database } from "../src/db/database.js";
-import { Exact } from "../src/ledger/amount.js";
+import { Exact } from "../src/money/amount.js";
 import { LedgerService } from "../src/ledger/service.js";
 import { HOUSE_SHARDS } from "../src/ledger/shards.js";
 import { createMetrics } from "../src/metrics/metrics.js";

@@ -1,5 +1,5 @@
 import type { Decimal } from "decimal.js";
-import { Exact } from "../src/ledger/amount.js";
+import { Exact } from "../src/money/amount.js";
 import type { LedgerService } from "../src/ledger/service.js";
 
 /**

@@ -13,7 +13,7 @@ import { reconcile, type TokenReconciliation } from "../src/chain/reconciliation
 import { cursorsOf } from "../src/chain/records.js";
 import { sendBacklog, type SendBacklog } from "../src/chain/send-records.js";
 import { checkToken, type TokenAvailability } from "../src/chain/tokens.js";
-import { treasuryAccount } from "../src/chain/treasury.js";
+import { treasuryAccount } from "../src/providers/treasury.js";
 import { loadConfig } from "../src/config.js";
 import { loadOrCreateMasterKey } from "../src/providers/custodian.js";
 

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { createClientThroughServer } from "../src/admin/client.js";
 import { adminSocketPath, type CreatedClient } from "../src/admin/protocol.js";
-import { defaultMode, isMode, type Mode } from "../src/clients/modes.js";
+import { defaultMode, isMode, type Mode } from "../src/modes.js";
 import { createClientWithKey } from "../src/clients/service.js";
 import { loadDatabaseConfig, type DatabaseConfig } from "../src/config.js";
 import { embeddedDataDir, openDatabase } from "../src/db/database.js";

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { printedSchema } from "../src/graphql/printed-schema.js";
+import { printedSchema } from "../src/gateway/printed-schema.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const schemaFile = join(root, "schema.graphql");

@@ -7,11 +7,11 @@ import proxyAddr from "proxy-addr";
 import { serveAdminSocket } from "./admin/socket.js";
 import type { Config } from "./config.js";
 import { embeddedDataDir, openDatabase, type Database } from "./db/database.js";
-import { graphqlOverHttp } from "./graphql/over-http.js";
-import { createGraphQLServer } from "./graphql/yoga.js";
-import { attachWebSocketServer } from "./graphql/websocket.js";
+import { graphqlOverHttp } from "./gateway/over-http.js";
+import { createGraphQLServer } from "./gateway/yoga.js";
+import { attachWebSocketServer } from "./gateway/websocket.js";
 import { readBody, requireJsonBody } from "./http/body.js";
-import { errorHandler, notFoundRoute } from "./http/errors.js";
+import { errorHandler, notFoundRoute } from "./rest/express-errors.js";
 import { exchanges } from "./http/exchange.js";
 import { expressServer } from "./http/express-server.js";
 import { IdempotencyRecords } from "./pipeline/idempotency-records.js";
@@ -30,7 +30,7 @@ import { mountDeveloperPages } from "./developer/router.js";
 import { metricsEndpoint, observeServer } from "./metrics/http.js";
 import { createMetrics } from "./metrics/metrics.js";
 import { startDepositSettler, type DepositSettler } from "./sandbox/settler.js";
-import { mountWebhooks } from "./webhooks/router.js";
+import { mountWebhooks } from "./rest/provider-webhooks.js";
 import type { ResolveHost } from "./webhook-endpoints/resolve-host.js";
 
 export type App = {

@@ -1,6 +1,6 @@
 import cluster from "node:cluster";
 import { buildApp } from "./app.js";
-import { firstRunApiKey, firstRunBanner } from "./clients/first-run.js";
+import { firstRunApiKey, firstRunBanner } from "./first-run.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { createLogger, prettyOutput, type Logger } from "./logger.js";
 import { superviseWorkers } from "./workers.js";

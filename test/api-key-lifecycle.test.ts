@@ -6,7 +6,7 @@ import { errorCodes, gql, rest, userInput } from "./support/http.js";
 import { allEvents } from "./support/events.js";
 import { subscribeSse, type Subscriber } from "./support/subscriptions.js";
 import { connectWs } from "./support/pipeline.js";
-import { AddressAllowlist, MAX_ALLOWED_IPS, normaliseAllowedIps } from "../src/keys/allowed-ips.js";
+import { AddressAllowlist, MAX_ALLOWED_IPS, normaliseAllowedIps } from "../src/caller/allowed-ips.js";
 import { LAST_USED_RESOLUTION_MS } from "../src/keys/last-use.js";
 
 /** The promise is a second; the margin is for a loaded test machine. */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runAudited, type AuditScope } from "../src/audit/scope.js";
-import type { AuthenticatedClient } from "../src/auth/authenticated-client.js";
+import { runAudited, type AuditScope } from "../src/db/audit-scope.js";
+import type { AuthenticatedClient } from "../src/caller/authenticated-client.js";
 import { inTransaction } from "../src/db/transaction.js";
 import { createUser, gql, rest, userInput } from "./support/http.js";
 import { startServerWithMailbox, type Mailbox } from "./support/mailbox.js";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Decimal } from "decimal.js";
 import { Registry } from "prom-client";
-import { DueSettlement } from "../src/chain/due-settlement.js";
-import { createChainMetrics } from "../src/chain/metrics.js";
+import { DueSettlement } from "../src/rail/due-settlement.js";
+import { createChainMetrics } from "../src/metrics/chain.js";
 import { moveCursor, readCursor, rewindTo, startCursor, trackDeposit } from "../src/chain/records.js";
 import type { SqlDatabase } from "../src/db/sql.js";
 import { createLogger } from "../src/logger.js";

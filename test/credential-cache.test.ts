@@ -1,8 +1,8 @@
 import { Writable } from "node:stream";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { CredentialCache } from "../src/auth/credential-cache.js";
-import type { AuthenticatedClient } from "../src/auth/authenticated-client.js";
+import { CredentialCache } from "../src/caller/credential-cache.js";
+import type { AuthenticatedClient } from "../src/caller/authenticated-client.js";
 import { createLogger } from "../src/logger.js";
 import { createEvents } from "../src/pubsub/events.js";
 

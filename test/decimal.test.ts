@@ -1,8 +1,8 @@
 import type { GraphQLScalarType } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "../src/generated/prisma/client.js";
-import { schema } from "../src/graphql/schema.js";
-import { Exact } from "../src/ledger/amount.js";
+import { schema } from "../src/gateway/schema.js";
+import { Exact } from "../src/money/amount.js";
 import { createUser, gql, rest } from "./support/http.js";
 import { fund } from "./support/ledger.js";
 import { newTenant, startServer, type TestServer } from "./support/server.js";

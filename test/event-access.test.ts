@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Resource } from "../src/auth/permissions.js";
+import type { Resource } from "../src/caller/permissions.js";
 import { EVENT_RESOURCES, EVENT_TYPES, type EventType } from "../src/events/types.js";
 import { allEvents, everyKindOfActivity, type FeedEvent } from "./support/events.js";
 import { DEPOSIT_SUBSCRIPTION_TRANSPORTS, EVENTS_SUBSCRIPTION_TRANSPORTS, FEED_TRANSPORTS } from "./support/event-reads.js";

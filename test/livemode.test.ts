@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Mode } from "../src/clients/modes.js";
+import type { Mode } from "../src/modes.js";
 import { createUser, errorCodes, gql, rest, type HttpResult } from "./support/http.js";
 import { fund } from "./support/ledger.js";
 import { craftSessionToken } from "./support/pipeline.js";

@@ -10,8 +10,8 @@ import {
   type GraphQLInputType,
 } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RESOURCES, type AccessLevel, type Permission, type Resource } from "../src/auth/permissions.js";
-import { schema } from "../src/graphql/schema.js";
+import { RESOURCES, type AccessLevel, type Permission, type Resource } from "../src/caller/permissions.js";
+import { schema } from "../src/gateway/schema.js";
 import { TYPE_RESOURCES } from "../src/graphql/type-resources.js";
 import { EVENT_RESOURCES } from "../src/events/types.js";
 import { permissionsNeeded } from "../src/pipeline/permissions.js";

@@ -1,6 +1,6 @@
 import { buildSchema, parse } from "graphql";
 import { describe, expect, it } from "vitest";
-import { schema } from "../src/graphql/schema.js";
+import { schema } from "../src/gateway/schema.js";
 import { MAX_LISTED_KEYS } from "../src/keys/service.js";
 import { MAX_COST, operationCost, unboundedLists } from "../src/pipeline/query-limits.js";
 

@@ -3,7 +3,7 @@ import { newTenant, startServer, type TestServer } from "./support/server.js";
 import { needs, REQUIREMENTS } from "./support/requirements.js";
 import { gql, rest, type HttpResult, contractKeys } from "./support/http.js";
 import { connectWs } from "./support/pipeline.js";
-import { TOO_MANY_CONNECTIONS } from "../src/graphql/websocket.js";
+import { TOO_MANY_CONNECTIONS } from "../src/gateway/websocket.js";
 
 /** Three requests a minute per credential, so fifteen per IP: small enough to reach in a test. */
 const PER_MINUTE = 3;

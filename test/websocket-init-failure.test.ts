@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { TRY_AGAIN_LATER } from "../src/graphql/websocket.js";
+import { TRY_AGAIN_LATER } from "../src/gateway/websocket.js";
 import { REQUIREMENTS, needs } from "./support/requirements.js";
 import { newTenant, startServer, testDatabaseUrl, type Tenant, type TestServer } from "./support/server.js";
 import { startTcpProxy, type TcpProxy } from "./support/tcp-proxy.js";

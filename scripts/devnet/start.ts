@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { treasuryAccount } from "../../src/chain/treasury.js";
+import { treasuryAccount } from "../../src/providers/treasury.js";
 import type { NetworkName } from "../../src/chain/networks.js";
 import { loadConfig } from "../../src/config.js";
 import { makePrivateDir } from "../../src/db/private-dir.js";

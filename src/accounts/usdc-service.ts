@@ -3,7 +3,7 @@ import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import { isUniqueViolation } from "../db/errors.js";
 import { notFound } from "../errors.js";
 import type { LiveNetworks } from "../chain/live.js";
-import { modeOf } from "../clients/modes.js";
+import { modeOf } from "../modes.js";
 import { NETWORK_NAMES, NETWORKS, networkByName, type Network } from "../providers/chains.js";
 import type { UserService } from "../users/service.js";
 import type { WalletService } from "../wallets/service.js";

@@ -7,7 +7,7 @@ import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
 import type { LiveNetworks } from "../chain/live.js";
 import type { Destinations } from "../chain/destinations.js";
-import { modeOf } from "../clients/modes.js";
+import { modeOf } from "../modes.js";
 import type { Logger } from "../logger.js";
 import { metadataChanges, newMetadata } from "../metadata.js";
 import type { BankAccountDetails, BankingProvider } from "../providers/banking.js";

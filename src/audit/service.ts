@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { isIP } from "node:net";
-import type { AuthenticatedClient } from "../auth/authenticated-client.js";
+import type { AuthenticatedClient } from "../caller/authenticated-client.js";
 import type { Sql } from "../db/sql.js";
 import { AppError, badInput, ERROR_CODES, type ErrorCode } from "../errors.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
-import type { RequestInfo } from "../pipeline/request-info.js";
-import { writeEntry, type AuditEntry, type AuditOutcome } from "./scope.js";
+import type { RequestInfo } from "../caller/request-info.js";
+import { writeEntry, type AuditEntry, type AuditOutcome } from "../db/audit-scope.js";
 
 const DEFAULT_PAGE = 20;
 const MAX_PAGE = 100;
@@ -17,7 +17,7 @@ const MAX_PAGE = 100;
  */
 export const outcomeOf = (code: ErrorCode): AuditOutcome => (ERROR_CODES[code] >= 500 ? "failed" : "refused");
 
-/** The audit log (SPEC §13): written by the pipeline and the transactions of mutations (src/audit/scope.ts); read here. */
+/** The audit log (SPEC §13): written by the pipeline and the transactions of mutations (src/db/audit-scope.ts); read here. */
 export class AuditLogService {
   constructor(private readonly deps: { prisma: PrismaClient; sql: Sql }) {}
 

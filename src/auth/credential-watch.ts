@@ -1,5 +1,5 @@
 import type { Logger } from "../logger.js";
-import type { AuthenticatedClient } from "./authenticated-client.js";
+import type { AuthenticatedClient } from "../caller/authenticated-client.js";
 import type { AuthService, CredentialEnd } from "./service.js";
 
 /** How often live credentials are re-checked: a revocation or logout on any instance is seen within this. */

@@ -6,13 +6,13 @@ import { AppError, unauthenticated } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Mailer } from "../providers/mailer.js";
 import { email, parseInput } from "../validation.js";
-import { AddressAllowlist } from "../keys/allowed-ips.js";
+import { AddressAllowlist } from "../caller/allowed-ips.js";
 import type { ApiKeyService } from "../keys/service.js";
-import type { AuthenticatedClient } from "./authenticated-client.js";
-import type { CredentialCache } from "./credential-cache.js";
-import type { Credentials } from "./credentials.js";
+import type { AuthenticatedClient } from "../caller/authenticated-client.js";
+import type { CredentialCache } from "../caller/credential-cache.js";
+import type { Credentials } from "../caller/credentials.js";
 import { SessionTokens } from "./jwt.js";
-import { isMode, MODE_HEADER, type Mode } from "../clients/modes.js";
+import { isMode, MODE_HEADER, type Mode } from "../modes.js";
 import { findOrCreateBusiness, tenantOf } from "../clients/service.js";
 import { assertMayRequestCode, assertMayVerify, OTP_MAX_ATTEMPTS, OTP_TTL_MS, OTP_WINDOW_MS, type RecentCode } from "./otp-limits.js";
 

@@ -6,7 +6,7 @@ import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
 import type { EventType } from "../events/types.js";
 import { AppError, badInput, notFound } from "../errors.js";
-import { Exact, parseAmount } from "../ledger/amount.js";
+import { Exact, parseAmount } from "../money/amount.js";
 import type { LedgerService } from "../ledger/service.js";
 import type { HoldChange } from "../ledger/types.js";
 import type { UserService } from "../users/service.js";

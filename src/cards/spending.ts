@@ -7,7 +7,7 @@ import { prismaSql } from "../db/sql.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
 import { notFound } from "../errors.js";
-import { parseAmount } from "../ledger/amount.js";
+import { parseAmount } from "../money/amount.js";
 import type { LedgerService } from "../ledger/service.js";
 import type { HoldChange } from "../ledger/types.js";
 import type { UserService } from "../users/service.js";

@@ -1,5 +1,5 @@
 import { getAddress, zeroAddress, type Address } from "viem";
-import type { Mode } from "../clients/modes.js";
+import type { Mode } from "../modes.js";
 import type { Sql } from "../db/sql.js";
 import { AppError } from "../errors.js";
 import type { NetworkSettings } from "./networks.js";

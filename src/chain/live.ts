@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import type { Mode } from "../clients/modes.js";
+import type { Mode } from "../modes.js";
 import { AppError } from "../errors.js";
 import type { TokenSymbol } from "../providers/chains.js";
 import { chainNetworks, networkLabel, type ChainSettings, type NetworkSettings, type WithdrawalRule } from "./networks.js";

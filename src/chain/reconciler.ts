@@ -1,7 +1,7 @@
-import type { Mode } from "../clients/modes.js";
+import type { Mode } from "../modes.js";
 import type { Sql } from "../db/sql.js";
 import type { Logger } from "../logger.js";
-import type { ChainMetrics } from "./metrics.js";
+import type { ChainMetrics } from "../metrics/chain.js";
 import { NotReconciled, reconcile, type ReconciledNetwork, type TokenReconciliation } from "./reconciliation.js";
 
 /**

@@ -1,8 +1,8 @@
 import { erc20Abi, formatUnits, getAddress, type Address, type PublicClient } from "viem";
 import type { Decimal } from "decimal.js";
-import type { Mode } from "../clients/modes.js";
+import type { Mode } from "../modes.js";
 import type { Sql } from "../db/sql.js";
-import { Exact } from "../ledger/amount.js";
+import { Exact } from "../money/amount.js";
 import type { TokenSymbol } from "../providers/chains.js";
 import type { NetworkSettings } from "./networks.js";
 

@@ -1,4 +1,4 @@
-import type { Mode } from "../clients/modes.js";
+import type { Mode } from "../modes.js";
 import type { Sql } from "../db/sql.js";
 
 // The watcher's state, as plain SQL on the same connections as the deposit writes it commits with.

@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import type { Mode } from "../clients/modes.js";
+import type { Mode } from "../modes.js";
 import type { Sql } from "../db/sql.js";
 import { badInput } from "../errors.js";
 import type { LiveNetworks } from "./live.js";

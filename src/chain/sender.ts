@@ -3,7 +3,7 @@ import type { PrismaClient } from "../generated/prisma/client.js";
 import { prismaSql, type Sql, type SqlDatabase } from "../db/sql.js";
 import { inTransaction, type Tx } from "../db/transaction.js";
 import type { Logger } from "../logger.js";
-import type { ChainMetrics } from "./metrics.js";
+import type { ChainMetrics } from "../metrics/chain.js";
 import { PassLoop } from "./pass-loop.js";
 import { feeCeilingOf, gasLimitFor } from "./send-fees.js";
 import type { ChainSettings, NetworkSettings } from "./networks.js";

@@ -4,7 +4,7 @@ import type { Client, PrismaClient } from "../generated/prisma/client.js";
 import { UNBOUNDED } from "../keys/authority.js";
 import type { ApiKeyService } from "../keys/service.js";
 import { email, parseInput } from "../validation.js";
-import { MODES, rememberMode, type Mode } from "./modes.js";
+import { MODES, rememberMode, type Mode } from "../modes.js";
 
 const NewClient = z.object({
   email,

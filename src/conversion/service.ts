@@ -6,7 +6,7 @@ import { inTransaction, type Tx } from "../db/transaction.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
 import { AppError, badInput } from "../errors.js";
-import { Exact, parseAmount } from "../ledger/amount.js";
+import { Exact, parseAmount } from "../money/amount.js";
 import type { LedgerService } from "../ledger/service.js";
 import type { JournalInput, Posting } from "../ledger/types.js";
 import { CURRENCIES, currencyDecimals, RATE_DECIMALS, type Currency, type FxSource } from "../providers/fx.js";

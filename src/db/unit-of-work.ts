@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { auditInTransaction, isAuditing } from "../audit/scope.js";
+import { auditInTransaction, isAuditing } from "./audit-scope.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { prismaSql, type Sql, type SqlDatabase } from "./sql.js";
 import { TRANSACTION_WAITS, type Tx } from "./transaction.js";
@@ -46,7 +46,7 @@ export function afterCommit(callback: () => void): void {
   else callback();
 }
 
-/** `work`, then (inside a mutation field) its audit entry, in the same transaction (src/audit/scope.ts). */
+/** `work`, then (inside a mutation field) its audit entry, in the same transaction (src/db/audit-scope.ts). */
 async function audited<T>(sql: Sql, work: () => Promise<T>): Promise<T> {
   const result = await work();
   await auditInTransaction(sql, result);

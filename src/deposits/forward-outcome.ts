@@ -2,7 +2,7 @@ import type { ChainSend } from "../chain/send-records.js";
 import type { SendOutcome } from "../chain/sender.js";
 import { prismaSql } from "../db/sql.js";
 import type { Tx } from "../db/transaction.js";
-import { Exact } from "../ledger/amount.js";
+import { Exact } from "../money/amount.js";
 import type { LedgerService } from "../ledger/service.js";
 
 const RECORD_HASH = `UPDATE "deposits" SET "transactionHash" = $2, "updatedAt" = now() WHERE "id" = $1::uuid`;

@@ -1,6 +1,6 @@
 import type { Sql } from "../db/sql.js";
 import { Prisma, type Deposit } from "../generated/prisma/client.js";
-import type { IncomingDeposit } from "./types.js";
+import type { IncomingDeposit } from "../ledger/deposit-types.js";
 
 // The deposit rows of the webhook transaction (see WebhookService.receive) and the hot read, as plain SQL.
 

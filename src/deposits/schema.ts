@@ -6,7 +6,7 @@ import { clientIdOf, requireTestMode } from "../graphql/context.js";
 import { CurrencyEnum } from "../ledger/currency-schema.js";
 import { CONNECTION_LIMITS, CONNECTION_SIZES } from "../ledger/schema.js";
 import { NEWEST_FIRST_RECORDS, newestFirstPage } from "../ledger/service.js";
-import { DEPOSIT_STATUSES, type DepositStatus } from "./types.js";
+import { DEPOSIT_STATUSES, type DepositStatus } from "../ledger/deposit-types.js";
 
 const DepositStatusEnum = builder.enumType("DepositStatus", { values: DEPOSIT_STATUSES });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { modeOf } from "../clients/modes.js";
+import { modeOf } from "../modes.js";
 import type { Deposit, Prisma, PrismaClient } from "../generated/prisma/client.js";
 import type { Sql } from "../db/sql.js";
 import { AppError, notFound } from "../errors.js";
@@ -12,7 +12,7 @@ import { requireUuid } from "../validation.js";
 import { RecentDeposits } from "./recent.js";
 import { depositById, depositExists, dueDeposits, insertDeposit, moveDeposit } from "./records.js";
 import type { DepositSettlement } from "./settlement.js";
-import { DEPOSIT_STATUS, type IncomingDeposit } from "./types.js";
+import { DEPOSIT_STATUS, type IncomingDeposit } from "../ledger/deposit-types.js";
 
 type Deps = {
   prisma: PrismaClient;

@@ -1,6 +1,6 @@
 import { Decimal } from "decimal.js";
 import { badInput } from "../errors.js";
-import { Exact, exactDecimalOf, parseAmount } from "../ledger/amount.js";
+import { Exact, exactDecimalOf, parseAmount } from "../money/amount.js";
 import type { Posting } from "../ledger/types.js";
 import { currencyDecimals, type Currency } from "../providers/fx.js";
 

@@ -1,8 +1,8 @@
 import type { Express } from "express";
-import { printedSchema } from "../graphql/printed-schema.js";
+import { printedSchema } from "../gateway/printed-schema.js";
 import { openApiDocument } from "../rest/openapi.js";
 import type { Route } from "../rest/route.js";
-import { webhookEndpoint } from "../webhooks/router.js";
+import { webhookEndpoint } from "../rest/provider-webhooks.js";
 import { OPENAPI_PATH, PRINTED_SCHEMA_PATH, referencePage } from "./reference-page.js";
 
 /** The OpenAPI document served at /v1/openapi.json for these REST routes (the provider webhook path included). */

@@ -1,4 +1,4 @@
-import { modeOf } from "../clients/modes.js";
+import { modeOf } from "../modes.js";
 import type { Sql } from "../db/sql.js";
 import { exactStringify } from "../exact-json.js";
 import type { EventType } from "./types.js";

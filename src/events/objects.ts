@@ -4,7 +4,7 @@ import { cardAuthorizationBody } from "../cards/authorization-representation.js"
 import { asContractTransaction } from "../cards/representation.js";
 import { conversionBody } from "../conversion/representation.js";
 import { depositBody } from "../deposits/representation.js";
-import { storedPermissions } from "../auth/permissions.js";
+import { storedPermissions } from "../caller/permissions.js";
 import { API_KEY_KEYS, shownAllowedIps } from "../keys/representation.js";
 import { pickKeys } from "../representation.js";
 import { USER_KEYS } from "../users/representation.js";

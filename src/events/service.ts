@@ -2,7 +2,7 @@ import type { Sql } from "../db/sql.js";
 import type { Logger } from "../logger.js";
 import type { Events } from "../pubsub/events.js";
 import { AppError, badInput, notFound } from "../errors.js";
-import type { Permissions } from "../auth/permissions.js";
+import type { Permissions } from "../caller/permissions.js";
 import type { EventIds } from "./ids.js";
 import { newestEventId, readEvent, readLog, type Position } from "./log.js";
 import { EventTail } from "./tail.js";

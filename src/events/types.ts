@@ -1,4 +1,4 @@
-import { allows, forbidden, permissionOf, type Permission, type Permissions, type Resource } from "../auth/permissions.js";
+import { allows, forbidden, permissionOf, type Permission, type Permissions, type Resource } from "../caller/permissions.js";
 
 /** Every event type a client can read in the feed, subscribe to, or receive at a webhook endpoint. */
 export const EVENT_TYPES = [

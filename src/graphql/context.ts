@@ -1,7 +1,7 @@
 import { AppError } from "../errors.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
-import type { AuthenticatedClient } from "../auth/authenticated-client.js";
-import type { RequestInfo } from "../pipeline/request-info.js";
+import type { AuthenticatedClient } from "../caller/authenticated-client.js";
+import type { RequestInfo } from "../caller/request-info.js";
 import type { Services } from "../services.js";
 
 export type Context = {

@@ -1,9 +1,9 @@
 import SchemaBuilder, { BasePlugin, type FieldNullability, type InputFieldMap, type PothosOutputFieldConfig, type SchemaTypes, type TypeParam } from "@pothos/core";
-import type { OperationPermission } from "../auth/permissions.js";
-import { AuditLogPlugin } from "../audit/plugin.js";
+import type { OperationPermission } from "../caller/permissions.js";
+import { AuditLogPlugin } from "./audit-plugin.js";
 
 /**
- * The builder's plugins of SPEC §13: this one (permissions) and the audit log's (src/audit/plugin.ts).
+ * The builder's plugins of SPEC §13: this one (permissions) and the audit log's (src/graphql/audit-plugin.ts).
  *
  * Every root field declares what it needs beside its definition: `permission: "users:write"`
  * (or `authenticated`, `public`). The option is required on Query, Mutation and Subscription fields,

@@ -1,5 +1,5 @@
 import { GraphQLError, Kind } from "graphql";
-import { exactDecimalOf, plainDecimal } from "../ledger/amount.js";
+import { exactDecimalOf, plainDecimal } from "../money/amount.js";
 import { ExponentNumber } from "../exact-json.js";
 import { builder } from "./builder.js";
 

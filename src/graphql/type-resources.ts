@@ -1,5 +1,5 @@
 import { getNamedType, isObjectType, type GraphQLObjectType, type GraphQLSchema } from "graphql";
-import { RESOURCES, type OperationPermission, type Resource } from "../auth/permissions.js";
+import { RESOURCES, type OperationPermission, type Resource } from "../caller/permissions.js";
 
 /**
  * The resource each object type shows: selecting any of its fields, at any depth, needs that

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { NextFunction } from "express";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/metrics.js";
-import { httpRequestInfo, requestIdOf, type RequestInfo } from "../pipeline/request-info.js";
+import { httpRequestInfo, requestIdOf, type RequestInfo } from "../caller/request-info.js";
 
 /** One HTTP request as the edge sees it: its id, when it began, and what routing learnt of it. */
 export class Exchange {

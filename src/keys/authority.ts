@@ -1,7 +1,7 @@
 import { AppError } from "../errors.js";
-import { includes, type Permissions } from "../auth/permissions.js";
-import type { AuthenticatedClient } from "../auth/authenticated-client.js";
-import type { AddressAllowlist } from "./allowed-ips.js";
+import { includes, type Permissions } from "../caller/permissions.js";
+import type { AuthenticatedClient } from "../caller/authenticated-client.js";
+import type { AddressAllowlist } from "../caller/allowed-ips.js";
 
 /**
  * What a credential may hand on to the keys it creates, rolls or revokes: at most what it holds

@@ -1,7 +1,7 @@
 import type { PrismaClient } from "../generated/prisma/client.js";
-import type { AuthenticatedClient } from "../auth/authenticated-client.js";
+import type { AuthenticatedClient } from "../caller/authenticated-client.js";
 import { tenantOf } from "../clients/service.js";
-import type { Mode } from "../clients/modes.js";
+import type { Mode } from "../modes.js";
 import { AppError } from "../errors.js";
 
 /** A key's mode, shown by its prefix: `fpk_live_…` is live; `fpk_test_…` and the keys made before modes (`fpk_` and 12 hex digits) are test. */

@@ -1,4 +1,4 @@
-import type { Grant, Permissions } from "../auth/permissions.js";
+import type { Grant, Permissions } from "../caller/permissions.js";
 import { graphql, type ResultOf } from "../graphql/typed.js";
 
 /** An API key as lists show it (also the `data.object` of API key events). */

@@ -1,9 +1,9 @@
-import { ACCESS_LEVELS, grantList, grantMap, RESOURCES, storedPermissions } from "../auth/permissions.js";
+import { ACCESS_LEVELS, grantList, grantMap, RESOURCES, storedPermissions } from "../caller/permissions.js";
 import { builder } from "../graphql/builder.js";
 import { LIVEMODE_FIELD } from "../graphql/livemode.js";
 import { clientIdOf } from "../graphql/context.js";
-import { MODES } from "../clients/modes.js";
-import { MAX_ALLOWED_IPS } from "./allowed-ips.js";
+import { MODES } from "../modes.js";
+import { MAX_ALLOWED_IPS } from "../caller/allowed-ips.js";
 import { authorityOf } from "./authority.js";
 import { modeOfKey, tenantForNewKey } from "./key-mode.js";
 import { shownAllowedIps } from "./representation.js";

@@ -2,18 +2,18 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { Prisma, type ApiKey, type PrismaClient } from "../generated/prisma/client.js";
 import { AppError, badInput, notFound } from "../errors.js";
-import { PermissionsInput, storedPermissions, type Permissions } from "../auth/permissions.js";
-import { auditTarget, auditUnchanged } from "../audit/scope.js";
+import { PermissionsInput, storedPermissions, type Permissions } from "../caller/permissions.js";
+import { auditTarget, auditUnchanged } from "../db/audit-scope.js";
 import { recordEvent } from "../events/log.js";
 import { eventObject } from "../events/objects.js";
 import { parseInput, requireUuid } from "../validation.js";
-import type { CredentialCache } from "../auth/credential-cache.js";
+import type { CredentialCache } from "../caller/credential-cache.js";
 import { prismaSql } from "../db/sql.js";
 import { inTransaction, type Tx } from "../db/transaction.js";
-import { normaliseAllowedIps } from "./allowed-ips.js";
+import { normaliseAllowedIps } from "../caller/allowed-ips.js";
 import { assertWithin, type KeyAuthority } from "./authority.js";
 import { LastUseRecorder } from "./last-use.js";
-import { isMode, modeOf, rememberMode, type Mode } from "../clients/modes.js";
+import { isMode, modeOf, rememberMode, type Mode } from "../modes.js";
 
 /** `fpk_test_…` / `fpk_live_…`; keys made before modes (`fpk_` and 12 hex digits) belong to test tenants. */
 const KEY_PATTERN = /^(fpk_(?:(?:test|live)_)?[0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;

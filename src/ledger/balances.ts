@@ -1,5 +1,5 @@
 import type { Decimal } from "decimal.js";
-import { Exact } from "./amount.js";
+import { Exact } from "../money/amount.js";
 
 type DecimalLike = Decimal.Value | { toString(): string };
 

@@ -3,7 +3,7 @@ import type { Decimal } from "decimal.js";
 import type { Sql } from "../db/sql.js";
 import { AppError } from "../errors.js";
 import type { AccountIds } from "./account-ids.js";
-import { Exact } from "./amount.js";
+import { Exact } from "../money/amount.js";
 import { entryHash } from "./hash.js";
 import { accountKeys, keyOf, lockAccounts, USER, type LockedAccount } from "./lock.js";
 import { houseShardOf } from "./shards.js";

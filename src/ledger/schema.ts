@@ -1,4 +1,4 @@
-import { DEPOSIT_STATUS } from "../deposits/types.js";
+import { DEPOSIT_STATUS } from "./deposit-types.js";
 import { builder } from "../graphql/builder.js";
 import { LIVEMODE_FIELD } from "../graphql/livemode.js";
 import { clientIdOf } from "../graphql/context.js";

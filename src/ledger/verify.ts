@@ -1,5 +1,5 @@
 import type { LedgerAccount, LedgerEntry, PrismaClient } from "../generated/prisma/client.js";
-import { Exact } from "./amount.js";
+import { Exact } from "../money/amount.js";
 import { entryHash } from "./hash.js";
 import type { SystemAccount } from "./types.js";
 

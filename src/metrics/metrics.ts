@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import { createChainMetrics, type ChainMetrics } from "../chain/metrics.js";
+import { createChainMetrics, type ChainMetrics } from "./chain.js";
 
 /**
  * The business counters, incremented by the services where the event happens. Each app has its own
@@ -15,7 +15,7 @@ export type BusinessMetrics = {
   journals: Counter<"type">;
   /** Signed provider webhook deliveries received: applied, duplicate, or changing nothing. */
   providerWebhooks: Counter<"provider" | "outcome">;
-  /** The live networks: head, synced block, lag, deposits seen and credited (src/chain/metrics.ts). */
+  /** The live networks: head, synced block, lag, deposits seen and credited (src/metrics/chain.ts). */
   chain: ChainMetrics;
 };
 

@@ -7,7 +7,7 @@ import type { Services } from "../services.js";
 import { isPublicOperation, isSignInOperation, selectedOperation } from "./operations.js";
 import { authenticateWithinBudget } from "./auth-failures.js";
 import type { RateLimits } from "./rate-limits.js";
-import type { TransportContext } from "./request-info.js";
+import type { TransportContext } from "../caller/request-info.js";
 
 /** What admission remembers of an operation, on its initial context (properties, not per-request WeakMap entries). */
 const ADMITTED = Symbol("admitted");

@@ -1,17 +1,17 @@
 import { isAsyncIterable, type Plugin } from "graphql-yoga";
 import type { GraphQLError } from "graphql";
 import { outcomeOf } from "../audit/service.js";
-import { alreadyWritten, fieldRuns, type FieldRun } from "../audit/scope.js";
+import { alreadyWritten, fieldRuns, type FieldRun } from "../db/audit-scope.js";
 import { authenticationOf } from "../graphql/context.js";
 import { codeOf } from "../graphql/errors.js";
 import type { Logger } from "../logger.js";
 import type { Services } from "../services.js";
 import { rootFieldsOf, selectedOperation } from "./operations.js";
-import type { TransportContext } from "./request-info.js";
+import type { TransportContext } from "../caller/request-info.js";
 
 /**
  * The audit log's step of the pipeline, right after admission: once a mutation is over, writes each
- * of its root fields' outcome (those that ran, src/audit/plugin.ts) and an entry for each root field
+ * of its root fields' outcome (those that ran, src/graphql/audit-plugin.ts) and an entry for each root field
  * refused before it could run (the permission rule, the text rule, the cost limit, Idempotency-Key,
  * variables GraphQL refuses): every root field of a document refused whole, those inside root-level
  * fragments (spread or inline) included, whichever field the refusal names. Outside every transaction: entries of fields that acted were written by

@@ -8,7 +8,7 @@ import type { Logger } from "../logger.js";
 import type { Services } from "../services.js";
 import type { IdempotencyRecords, KeyedRequest } from "./idempotency-records.js";
 import { isPublicOperation, rootFieldNames, selectedOperation } from "./operations.js";
-import type { TransportContext } from "./request-info.js";
+import type { TransportContext } from "../caller/request-info.js";
 
 const KEY_FORMAT = /^[\x21-\x7E]{1,255}$/;
 /**

@@ -4,7 +4,7 @@ import { authenticationOf } from "../graphql/context.js";
 import { maskError } from "../graphql/errors.js";
 import type { Logger } from "../logger.js";
 import type { Services } from "../services.js";
-import type { TransportContext } from "./request-info.js";
+import type { TransportContext } from "../caller/request-info.js";
 
 export type StreamLimits = { perIp: number; perClient: number };
 

@@ -15,13 +15,13 @@ import {
   type SelectionSetNode,
 } from "graphql";
 import type { Plugin } from "graphql-yoga";
-import { allows, forbidden, permissionOf, type AccessLevel, type Permission, type Resource } from "../auth/permissions.js";
+import { allows, forbidden, permissionOf, type AccessLevel, type Permission, type Resource } from "../caller/permissions.js";
 import { authenticationOf } from "../graphql/context.js";
 import { ApiError } from "../graphql/errors.js";
 import { resourceOfType } from "../graphql/type-resources.js";
 import type { Services } from "../services.js";
 import { selectedOperation } from "./operations.js";
-import type { TransportContext } from "./request-info.js";
+import type { TransportContext } from "../caller/request-info.js";
 
 /** One permission an operation needs, and the response path of the (first) field that needs it. */
 export type PermissionNeed = { permission: Permission; path: readonly string[] };

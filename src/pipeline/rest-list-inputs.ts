@@ -12,7 +12,7 @@ import { AppError } from "../errors.js";
 import { maskError } from "../graphql/errors.js";
 import type { Logger } from "../logger.js";
 import { selectedOperation } from "./operations.js";
-import type { TransportContext } from "./request-info.js";
+import type { TransportContext } from "../caller/request-info.js";
 
 type Problem = { param: string; message: string };
 

@@ -2,7 +2,7 @@ import type { Plugin } from "graphql-yoga";
 import { AppError } from "../errors.js";
 import { maskError } from "../graphql/errors.js";
 import type { Logger } from "../logger.js";
-import type { TransportContext } from "./request-info.js";
+import type { TransportContext } from "../caller/request-info.js";
 
 /**
  * A /v1 request with a query parameter or body field its route does not document (the router names

@@ -6,7 +6,7 @@ import { AppError } from "../errors.js";
 import { authenticationOf } from "../graphql/context.js";
 import { ApiError, toApiError } from "../graphql/errors.js";
 import type { Services } from "../services.js";
-import type { TransportContext } from "./request-info.js";
+import type { TransportContext } from "../caller/request-info.js";
 
 /**
  * A subscription (over SSE or a websocket) ends when the credential it was opened with is revoked,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ERROR_CODES, type ErrorCode } from "../errors.js";
 import type { DocumentedEndpoint } from "./route.js";
-import { schema } from "../graphql/schema.js";
+import { schema } from "../gateway/schema.js";
 import { selectedOperation } from "../pipeline/operations.js";
 import { permissionsNeeded } from "../pipeline/permissions.js";
 

@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import { isEnumType, type ExecutionResult, type GraphQLError } from "graphql";
 import { ERROR_CODES } from "../errors.js";
 import { codeOf } from "../graphql/errors.js";
-import { schema } from "../graphql/schema.js";
+import { schema } from "../gateway/schema.js";
 import type { CallerFieldOf } from "./caller-fields.js";
 import type { ErrorOverride } from "./route.js";
 

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from "express";
 import { validate, type GraphQLSchema } from "graphql";
-import { schema as appSchema } from "../graphql/schema.js";
-import type { Yoga } from "../graphql/yoga.js";
+import { schema as appSchema } from "../gateway/schema.js";
+import type { Yoga } from "../gateway/yoga.js";
 import { exchangeOf } from "../http/exchange.js";
 import { sendJson } from "../http/json.js";
 import { callerFieldsOf, type CallerFieldOf } from "./caller-fields.js";

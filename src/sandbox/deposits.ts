@@ -5,10 +5,10 @@ import { VIRTUAL_ACCOUNT_CURRENCIES } from "../accounts/virtual-account-currenci
 import type { VirtualAccountService } from "../accounts/virtual-account-service.js";
 import { notPending, type DepositService, type DepositSettling } from "../deposits/service.js";
 import { DEPOSIT_TOKENS, isDepositToken, tokenContract } from "../deposits/tokens.js";
-import type { Mode } from "../clients/modes.js";
+import type { Mode } from "../modes.js";
 import { badInput } from "../errors.js";
 import { CHAIN_PROVIDER_PREFIX } from "../chain/networks.js";
-import { parseAmount } from "../ledger/amount.js";
+import { parseAmount } from "../money/amount.js";
 import type { TokenSymbol } from "../providers/chains.js";
 import type { Currency } from "../providers/fx.js";
 import type { UserService } from "../users/service.js";

@@ -1,6 +1,6 @@
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import { isUniqueViolation } from "../db/errors.js";
-import { modeOf } from "../clients/modes.js";
+import { modeOf } from "../modes.js";
 import { AppError, notFound } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { WalletCustodian } from "../providers/custodian.js";

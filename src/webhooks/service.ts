@@ -1,15 +1,15 @@
 import { getAddress, isAddress } from "viem";
 import type { Deposit, PrismaClient } from "../generated/prisma/client.js";
 import type { Sql, SqlDatabase } from "../db/sql.js";
-import { modeOf, type Mode } from "../clients/modes.js";
+import { modeOf, type Mode } from "../modes.js";
 import { badInput, notFound } from "../errors.js";
-import { parseAmount } from "../ledger/amount.js";
+import { parseAmount } from "../money/amount.js";
 import type { Logger } from "../logger.js";
 import type { BusinessMetrics } from "../metrics/metrics.js";
 import type { Currency } from "../providers/fx.js";
 import type { VirtualAccountService } from "../accounts/virtual-account-service.js";
 import type { DepositService } from "../deposits/service.js";
-import type { IncomingDeposit } from "../deposits/types.js";
+import type { IncomingDeposit } from "../ledger/deposit-types.js";
 import { isDepositToken, tokenContract } from "../deposits/tokens.js";
 import { parseProviderEvent, type BankEvent, type ChainEvent, type ProviderEvent, type ProviderKind } from "./events.js";
 import { verifyWebhookSignature } from "./signature.js";

@@ -9,13 +9,13 @@ import type { LiveNetworks } from "../chain/live.js";
 import type { Destinations } from "../chain/destinations.js";
 import type { SendOutcome } from "../chain/sender.js";
 import { recordEvent } from "../events/log.js";
-import { modeOf, type Mode } from "../clients/modes.js";
+import { modeOf, type Mode } from "../modes.js";
 import { withdrawQueuedSend } from "../chain/send-records.js";
 import { eventObject } from "../events/objects.js";
 import { developerFeePostings, parseDeveloperFee } from "../developer-fees/rules.js";
 import { AppError, badInput, notFound } from "../errors.js";
 import type { EventType } from "../events/types.js";
-import { Exact, parseAmount } from "../ledger/amount.js";
+import { Exact, parseAmount } from "../money/amount.js";
 import { newMetadata, type MetadataChanges } from "../metadata.js";
 import type { LedgerService } from "../ledger/service.js";
 import type { Posting } from "../ledger/types.js";
@@ -101,7 +101,7 @@ export class WithdrawalService {
       users: UserService;
       ledger: LedgerService;
       metrics: Pick<BusinessMetrics, "withdrawals">;
-      /** A network's chain id as this deployment runs it in a mode (src/chain/rail.ts). */
+      /** A network's chain id as this deployment runs it in a mode (src/rail/rail.ts). */
       chainIdOf: (mode: Mode, network: string) => number | undefined;
       /** Where a USDC withdrawal on a chain is handed to the chain's sender (and refused first where its mode cannot send). */
       sends: Pick<SendQueue, "queue" | "nudge">;

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { ACCESS_LEVELS, RESOURCES } from "../../auth/permissions.js";
-import { MODES } from "../../clients/modes.js";
+import { ACCESS_LEVELS, RESOURCES } from "../../caller/permissions.js";
+import { MODES } from "../../modes.js";
 import { graphql } from "../../graphql/typed.js";
 import { ApiKeyFields, apiKeyBody, CreatedApiKeyFields, permissionsInput } from "../../keys/representation.js";
 import { CreateKeyInput, RollKeyInput } from "../../keys/service.js";

@@ -1,5 +1,5 @@
-import type { AddressAllowlist } from "../keys/allowed-ips.js";
-import type { Mode } from "../clients/modes.js";
+import type { AddressAllowlist } from "./allowed-ips.js";
+import type { Mode } from "../modes.js";
 import type { Permissions } from "./permissions.js";
 
 /** A verified caller: its client, and the credential it presented (live streams end when that credential does). */

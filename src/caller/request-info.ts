@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { credentialsFrom, credentialsFromConnectionParams, type Credentials } from "../auth/credentials.js";
+import { credentialsFrom, credentialsFromConnectionParams, type Credentials } from "./credentials.js";
 
 /** How an operation reached the server. Every transport runs the same pipeline; a few rules differ by transport. */
 export type Transport = "graphql-http" | "rest" | "websocket";

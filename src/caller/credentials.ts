@@ -1,4 +1,4 @@
-import { MODE_HEADER } from "../clients/modes.js";
+import { MODE_HEADER } from "../modes.js";
 
 /**
  * The two credential headers, as they arrive over HTTP or in a websocket `connection_init` payload, and

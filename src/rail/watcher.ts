@@ -5,11 +5,11 @@ import type { Deposit } from "../generated/prisma/client.js";
 import type { DepositService } from "../deposits/service.js";
 import type { Logger } from "../logger.js";
 import type { TokenSymbol } from "../providers/chains.js";
-import type { ChainMetrics } from "./metrics.js";
-import { PassLoop } from "./pass-loop.js";
-import { chainProvider, type ChainSettings, type NetworkSettings } from "./networks.js";
+import type { ChainMetrics } from "../metrics/chain.js";
+import { PassLoop } from "../chain/pass-loop.js";
+import { chainProvider, type ChainSettings, type NetworkSettings } from "../chain/networks.js";
 import { DueSettlement } from "./due-settlement.js";
-import { NetworkTokens, type TokenAvailability } from "./tokens.js";
+import { NetworkTokens, type TokenAvailability } from "../chain/tokens.js";
 import {
   completedAbove,
   flagDeposits,
@@ -30,9 +30,9 @@ import {
   type BlockHeader,
   type Cursor,
   type TrackedTransfer,
-} from "./records.js";
-import { withdrawForOrphans } from "./sweeps.js";
-import { transferKeys } from "./transfer-identity.js";
+} from "../chain/records.js";
+import { withdrawForOrphans } from "../chain/sweeps.js";
+import { transferKeys } from "../chain/transfer-identity.js";
 
 const TRANSFER = getAbiItem({ abi: erc20Abi, name: "Transfer" });
 /** The largest amount a deposit column holds (NUMERIC(38,18): 20 integer digits). */

@@ -1,9 +1,9 @@
 import express, { type Express } from "express";
 import { z } from "zod";
-import type { DocumentedEndpoint } from "../rest/route.js";
-import { PROVIDER_EVENT } from "./events.js";
+import type { DocumentedEndpoint } from "./route.js";
+import { PROVIDER_EVENT } from "../webhooks/events.js";
 import type { RateLimits } from "../pipeline/rate-limits.js";
-import type { WebhookService } from "./service.js";
+import type { WebhookService } from "../webhooks/service.js";
 
 const WEBHOOK_PATH = "/v1/webhooks/:provider";
 

@@ -1,4 +1,4 @@
-import type { Sql } from "../db/sql.js";
+import type { Sql } from "./db/sql.js";
 
 /**
  * Test mode and live mode (SPEC §15). A business is two tenants, one per mode: every credential acts

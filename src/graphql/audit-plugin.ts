@@ -1,13 +1,13 @@
 import { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from "@pothos/core";
 import type { GraphQLFieldResolver } from "graphql";
-import type { Context } from "../graphql/context.js";
-import { appErrorOf } from "../graphql/errors.js";
-import { outcomeOf } from "./service.js";
-import { addResultTargets, fieldRuns, runAudited, type AuditOutcome, type AuditScope } from "./scope.js";
+import type { Context } from "./context.js";
+import { appErrorOf } from "./errors.js";
+import { outcomeOf } from "../audit/service.js";
+import { addResultTargets, fieldRuns, runAudited, type AuditOutcome, type AuditScope } from "../db/audit-scope.js";
 
 /**
  * Every Mutation field is audited by construction: its resolver runs inside an audit scope, so each
- * transaction it opens writes its entry before committing (src/audit/scope.ts), and its outcome is
+ * transaction it opens writes its entry before committing (src/db/audit-scope.ts), and its outcome is
  * kept on the operation's context for the pipeline (src/pipeline/audit.ts) to write once the
  * operation is over, outside any transaction (a refusal or failure rolls its own back). A caller
  * without a credential (signing in) belongs to no client, so it has no log to be written to.

@@ -6,8 +6,8 @@ import { AppError } from "../errors.js";
 import { exchangeOf, type Exchange } from "../http/exchange.js";
 import type { Logger } from "../logger.js";
 import type { Admission } from "../pipeline/admission.js";
-import type { TransportContext } from "../pipeline/request-info.js";
-import { maskError, shapedResult, toApiError } from "./errors.js";
+import type { TransportContext } from "../caller/request-info.js";
+import { maskError, shapedResult, toApiError } from "../graphql/errors.js";
 import { parseRequestJson } from "../exact-json.js";
 import type { Yoga } from "./yoga.js";
 

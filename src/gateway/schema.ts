@@ -1,7 +1,7 @@
 // The schema is the sum of the domains: each folder registers its own types and fields.
-import { builder } from "./builder.js";
-import { assertPermissionsDeclared } from "./type-resources.js";
-import "./scalars.js";
+import { builder } from "../graphql/builder.js";
+import { assertPermissionsDeclared } from "../graphql/type-resources.js";
+import "../graphql/scalars.js";
 import "../auth/schema.js";
 import "../keys/schema.js";
 import "../users/schema.js";
@@ -21,7 +21,7 @@ import "../developer-fees/schema.js";
 import "../events/schema.js";
 import "../webhook-endpoints/schema.js";
 import "../audit/schema.js";
-import "../chain/schema.js";
+import "../rail/schema.js";
 
 export const schema = builder.toSchema({ sortSchema: false });
 assertPermissionsDeclared(schema);

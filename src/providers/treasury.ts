@@ -1,7 +1,7 @@
 import { HDKey } from "@scure/bip32";
 import { bytesToHex, type Address, type LocalAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { Mode } from "../clients/modes.js";
+import type { Mode } from "../modes.js";
 import type { Sql } from "../db/sql.js";
 
 /**

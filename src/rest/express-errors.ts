@@ -4,9 +4,9 @@ import type { GraphQLError } from "graphql";
 import { AppError } from "../errors.js";
 import { forRequest, maskError, toApiError } from "../graphql/errors.js";
 import type { Logger } from "../logger.js";
-import { restError, setPipelineHeaders } from "../rest/respond.js";
-import { exchangeOf } from "./exchange.js";
-import { sendJson } from "./json.js";
+import { restError, setPipelineHeaders } from "./respond.js";
+import { exchangeOf } from "../http/exchange.js";
+import { sendJson } from "../http/json.js";
 
 /** Answers an error refused at the HTTP edge (before any operation) with the same mapping as the pipeline's. */
 export function sendError(res: ServerResponse, error: AppError | GraphQLError) {

@@ -3,9 +3,9 @@ import { isNumericOverflow } from "../db/errors.js";
 import type { Deposit } from "../generated/prisma/client.js";
 import type { DepositService } from "../deposits/service.js";
 import type { Logger } from "../logger.js";
-import type { ChainMetrics } from "./metrics.js";
-import type { NetworkSettings } from "./networks.js";
-import { dueDeposits, flagDeposits, settleTracked, type Cursor, type OpenDeposit } from "./records.js";
+import type { ChainMetrics } from "../metrics/chain.js";
+import type { NetworkSettings } from "../chain/networks.js";
+import { dueDeposits, flagDeposits, settleTracked, type Cursor, type OpenDeposit } from "../chain/records.js";
 
 /** Deposits completed or failed per batch of one pass. */
 const SETTLE_BATCH = 200;

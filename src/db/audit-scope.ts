@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { Sql } from "../db/sql.js";
+import type { Sql } from "./sql.js";
 
 /** Who may appear as an actor: a key or a session (JWT), by id only. */
 export type ActorType = "api_key" | "session";
