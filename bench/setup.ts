@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { createClientWithKey } from "../src/clients/service.js";
+import { createClientWithKey } from "../src/keys/first-key.js";
 import { openDatabase, type Database } from "../src/db/database.js";
 import type { PrismaClient } from "../src/generated/prisma/client.js";
 import { ApiKeyService } from "../src/keys/service.js";

@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 import { createClientThroughServer } from "../src/admin/client.js";
 import { adminSocketPath, type CreatedClient } from "../src/admin/protocol.js";
 import { defaultMode, isMode, type Mode } from "../src/modes.js";
-import { createClientWithKey } from "../src/clients/service.js";
+import { createClientWithKey } from "../src/keys/first-key.js";
 import { loadDatabaseConfig, type DatabaseConfig } from "../src/config.js";
 import { embeddedDataDir, openDatabase } from "../src/db/database.js";
 import { DataDirBusyError } from "../src/db/embedded-lock.js";

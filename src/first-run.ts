@@ -1,7 +1,7 @@
 import type { Config } from "./config.js";
 import type { PrismaClient } from "./generated/prisma/client.js";
 import type { ApiKeyService } from "./keys/service.js";
-import { createClientWithKey } from "./clients/service.js";
+import { createClientWithKey } from "./keys/first-key.js";
 
 export const SANDBOX_CLIENT = { email: "sandbox@example.com", name: "Sandbox" };
 

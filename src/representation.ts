@@ -46,3 +46,20 @@ export function withNumbers<T extends Record<string, unknown>>(record: T, fields
   }
   return copy as T;
 }
+
+type Row = Record<string, unknown>;
+
+/**
+ * A row's values as GraphQL serialises them (exact decimal strings, ISO timestamps), which the REST shapes
+ * expect: how a domain builds the `data.object` of its events from a database row.
+ */
+export function asGraphQLValues(row: object): Row {
+  return Object.fromEntries(
+    Object.entries(row).map(([key, value]) => {
+      if (value instanceof Date) return [key, value.toISOString()];
+      // A Decimal (metadata, a plain object, may hold a "toFixed" key, but never a function).
+      if (typeof value === "object" && value !== null && typeof (value as { toFixed?: unknown }).toFixed === "function") return [key, String(value)];
+      return [key, value];
+    }),
+  );
+}

@@ -199,4 +199,8 @@ function depositServices(
   return { deposits, webhooks, sandboxDeposits, chain, sends };
 }
 
-export type Services = ReturnType<typeof createServices>;
+type WiredServices = ReturnType<typeof createServices>;
+declare module "./graphql/context.js" {
+  interface Services extends WiredServices {}
+}
+export type { Services } from "./graphql/context.js";

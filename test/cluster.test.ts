@@ -1,7 +1,7 @@
 import { request } from "node:http";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClientWithKey } from "../src/clients/service.js";
+import { createClientWithKey } from "../src/keys/first-key.js";
 import { openDatabase, type Database } from "../src/db/database.js";
 import { ApiKeyService } from "../src/keys/service.js";
 import { createLogger } from "../src/logger.js";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClientWithKey } from "../src/clients/service.js";
+import { createClientWithKey } from "../src/keys/first-key.js";
 import { newVirtualAccount } from "./support/deposits.js";
 import { createUser, errorCodes, gql, rest } from "./support/http.js";
 import { startServer, type Tenant, type TestServer } from "./support/server.js";

@@ -4,7 +4,7 @@ import pg from "pg";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "../src/db/database.js";
-import { createClientWithKey } from "../src/clients/service.js";
+import { createClientWithKey } from "../src/keys/first-key.js";
 import { ApiKeyService } from "../src/keys/service.js";
 import { createLogger } from "../src/logger.js";
 import { openEventBus, type EventBus } from "../src/pubsub/bus.js";

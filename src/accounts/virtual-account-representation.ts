@@ -1,5 +1,6 @@
 import { graphql, type ResultOf } from "../graphql/typed.js";
-import { pickKeys } from "../representation.js";
+import { asGraphQLValues, pickKeys } from "../representation.js";
+import type { VirtualAccount } from "../generated/prisma/client.js";
 
 const COMMON = ["id", "userId", "currency", "createdAt", "destinationAsset", "destinationNetwork", "destinationAddress"] as const;
 const NGN_SHAPE = [...COMMON, "accountName", "accountNumber", "bankName", "bankCode", "metadata", "livemode"] as const satisfies readonly (keyof ResultOf<typeof VirtualAccountFields>)[];
@@ -24,3 +25,6 @@ export function virtualAccountBody(account: Record<string, unknown>) {
   const developerFeePercent = Number(account.developerFeePercent ?? 0);
   return developerFeePercent === 0 ? body : { ...body, developerFeePercent };
 }
+
+/** The a virtual account as REST shows it: the `data.object` of its events. */
+export const virtualAccountObject = (account: VirtualAccount) => virtualAccountBody(asGraphQLValues(account));

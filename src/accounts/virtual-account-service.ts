@@ -4,7 +4,7 @@ import { isUniqueViolation } from "../db/errors.js";
 import { prismaSql } from "../db/sql.js";
 import { AppError } from "../errors.js";
 import { recordEvent } from "../events/log.js";
-import { eventObject } from "../events/objects.js";
+import { virtualAccountObject } from "./virtual-account-representation.js";
 import type { LiveNetworks } from "../chain/live.js";
 import type { Destinations } from "../chain/destinations.js";
 import { modeOf } from "../modes.js";
@@ -83,7 +83,7 @@ export class VirtualAccountService {
             metadata: newMetadata(args.metadata),
           },
         });
-        await recordEvent(prismaSql(tx), { clientId, userId: user.id, type: "virtual_account.created", object: eventObject.virtualAccount(account) });
+        await recordEvent(prismaSql(tx), { clientId, userId: user.id, type: "virtual_account.created", object: virtualAccountObject(account) });
         return account;
       });
     } catch (err) {

@@ -1,6 +1,6 @@
 import { chmodSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { createClientWithKey } from "../clients/service.js";
+import { createClientWithKey } from "../keys/first-key.js";
 import { AppError } from "../errors.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { ApiKeyService } from "../keys/service.js";

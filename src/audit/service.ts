@@ -2,20 +2,13 @@ import { randomUUID } from "node:crypto";
 import { isIP } from "node:net";
 import type { AuthenticatedClient } from "../caller/authenticated-client.js";
 import type { Sql } from "../db/sql.js";
-import { AppError, badInput, ERROR_CODES, type ErrorCode } from "../errors.js";
+import { AppError, badInput } from "../errors.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { RequestInfo } from "../caller/request-info.js";
 import { writeEntry, type AuditEntry, type AuditOutcome } from "../db/audit-scope.js";
 
 const DEFAULT_PAGE = 20;
 const MAX_PAGE = 100;
-
-/**
- * `refused`: the operation was turned down for what the caller sent or may do (every 4xx code:
- * FORBIDDEN, BAD_USER_INPUT, NOT_FOUND, CONFLICT, INSUFFICIENT_FUNDS, RATE_LIMITED, …);
- * `failed`: it could not be carried out (every 5xx: PROVIDER_ERROR, INTERNAL, SERVICE_UNAVAILABLE).
- */
-export const outcomeOf = (code: ErrorCode): AuditOutcome => (ERROR_CODES[code] >= 500 ? "failed" : "refused");
 
 /** The audit log (SPEC §13): written by the pipeline and the transactions of mutations (src/db/audit-scope.ts); read here. */
 export class AuditLogService {

@@ -1,5 +1,6 @@
 import { graphql, type ResultOf } from "../graphql/typed.js";
-import { pickKeys, withNumbers } from "../representation.js";
+import { asGraphQLValues, pickKeys, withNumbers } from "../representation.js";
+import type { CardAuthorization } from "../generated/prisma/client.js";
 
 export const CardAuthorizationFields = graphql(`
   fragment CardAuthorizationFields on CardAuthorization {
@@ -31,3 +32,6 @@ export function cardAuthorizationBody(authorization: Record<string, unknown>) {
   const body = withNumbers(pickKeys(authorization, RECORD), ["amount", "capturedAmount"]);
   return { ...body, declineReason: typeof body.declineReason === "string" ? body.declineReason.toLowerCase() : null };
 }
+
+/** The a card authorization as REST shows it: the `data.object` of its events. */
+export const cardAuthorizationObject = (authorization: CardAuthorization) => cardAuthorizationBody(asGraphQLValues(authorization));

@@ -3,7 +3,7 @@ import type { CardAuthorization, PrismaClient } from "../generated/prisma/client
 import { prismaSql } from "../db/sql.js";
 import { inTransaction, type Tx } from "../db/transaction.js";
 import { recordEvent } from "../events/log.js";
-import { eventObject } from "../events/objects.js";
+import { cardAuthorizationObject } from "./authorization-representation.js";
 import type { EventType } from "../events/types.js";
 import { AppError, badInput, notFound } from "../errors.js";
 import { Exact, parseAmount } from "../money/amount.js";
@@ -157,6 +157,6 @@ export class CardAuthorizationService {
   }
 
   private recordEvent(tx: Tx, type: EventType, authorization: CardAuthorization) {
-    return recordEvent(prismaSql(tx), { clientId: authorization.clientId, userId: authorization.userId, type, object: eventObject.cardAuthorization(authorization) });
+    return recordEvent(prismaSql(tx), { clientId: authorization.clientId, userId: authorization.userId, type, object: cardAuthorizationObject(authorization) });
   }
 }

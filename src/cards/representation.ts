@@ -1,5 +1,6 @@
 import { graphql, type ResultOf } from "../graphql/typed.js";
-import { withNumbers } from "../representation.js";
+import { asGraphQLValues, withNumbers } from "../representation.js";
+import type { CardTransaction } from "../generated/prisma/client.js";
 
 export const CardTransactionFields = graphql(`
   fragment CardTransactionFields on CardTransaction { id amount balance createdAt description status type livemode }
@@ -11,3 +12,9 @@ export const asContractTransaction = (t: ResultOf<typeof CardTransactionFields>)
     { id: t.id, amount: t.amount, balance: t.balance, created_ts: t.createdAt, description: t.description, status: t.status, type: t.type, livemode: t.livemode },
     ["amount", "balance"],
   );
+
+/** The a card transaction (with the userId the contract's transaction list leaves implicit) as REST shows it: the `data.object` of its events. */
+export const cardTransactionObject = (transaction: CardTransaction) => ({
+  userId: transaction.userId,
+  ...asContractTransaction(asGraphQLValues(transaction) as Parameters<typeof asContractTransaction>[0]),
+});

@@ -5,7 +5,7 @@ import type { PrismaClient } from "../generated/prisma/client.js";
 import { inTransaction, type Tx } from "../db/transaction.js";
 import { prismaSql } from "../db/sql.js";
 import { recordEvent } from "../events/log.js";
-import { eventObject } from "../events/objects.js";
+import { cardTransactionObject } from "./representation.js";
 import { notFound } from "../errors.js";
 import { parseAmount } from "../money/amount.js";
 import type { LedgerService } from "../ledger/service.js";
@@ -70,7 +70,7 @@ export class CardSpendingService {
     const transaction = await tx.cardTransaction.create({
       data: { id, cardId, userId, clientId, amount: amount.toFixed(), balance, description, status: "SETTLED", type: "DEBIT" },
     });
-    await recordEvent(prismaSql(tx), { clientId, userId, type: "card.transaction.created", object: eventObject.cardTransaction(transaction) });
+    await recordEvent(prismaSql(tx), { clientId, userId, type: "card.transaction.created", object: cardTransactionObject(transaction) });
     return transaction;
   }
 }

@@ -1,16 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { z } from "zod";
 import type { Client, PrismaClient } from "../generated/prisma/client.js";
-import { UNBOUNDED } from "../keys/authority.js";
-import type { ApiKeyService } from "../keys/service.js";
-import { email, parseInput } from "../validation.js";
-import { MODES, rememberMode, type Mode } from "../modes.js";
-
-const NewClient = z.object({
-  email,
-  name: z.string().trim().min(1).max(100).optional(),
-  mode: z.enum(MODES).optional(),
-});
+import { rememberMode, type Mode } from "../modes.js";
 
 type Db = Pick<PrismaClient, "client">;
 
@@ -38,13 +28,4 @@ export async function tenantOf(prisma: Db, account: Pick<Client, "accountId" | "
   });
   rememberMode(tenant.id, mode);
   return tenant;
-}
-
-/** Operator path to a first credential: find or create the business, then issue one API key in `mode` (default test). */
-export async function createClientWithKey(prisma: PrismaClient, keys: ApiKeyService, input: unknown) {
-  const { email, name, mode = "test" } = parseInput(NewClient, input);
-  const tenants = await findOrCreateBusiness(prisma, { email, name });
-  const client = tenants[mode];
-  const apiKey = await keys.create(client.id, undefined, UNBOUNDED);
-  return { client, apiKey };
 }

@@ -4,7 +4,7 @@ import type { Conversion, ConversionQuote, PrismaClient } from "../generated/pri
 import { prismaSql, type Sql } from "../db/sql.js";
 import { inTransaction, type Tx } from "../db/transaction.js";
 import { recordEvent } from "../events/log.js";
-import { eventObject } from "../events/objects.js";
+import { conversionObject } from "./representation.js";
 import { AppError, badInput } from "../errors.js";
 import { Exact, parseAmount } from "../money/amount.js";
 import type { LedgerService } from "../ledger/service.js";
@@ -148,7 +148,7 @@ export class ConversionService {
       );
     }
     // In the caller's transaction: the event stands or falls with the journal posted there.
-    await recordEvent(tx, { clientId, userId, type: "conversion.completed", object: eventObject.conversion(conversion) });
+    await recordEvent(tx, { clientId, userId, type: "conversion.completed", object: conversionObject(conversion) });
     return { conversion, journal: { clientId, type: "CONVERSION_OUT", referenceId: conversion.id, postings } };
   }
 }

@@ -1,9 +1,17 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { ERROR_CODES, type ErrorCode } from "../errors.js";
 import type { Sql } from "./sql.js";
 
 /** Who may appear as an actor: a key or a session (JWT), by id only. */
 export type ActorType = "api_key" | "session";
 export type AuditOutcome = "succeeded" | "refused" | "failed";
+
+/**
+ * `refused`: the operation was turned down for what the caller sent or may do (every 4xx code:
+ * FORBIDDEN, BAD_USER_INPUT, NOT_FOUND, CONFLICT, INSUFFICIENT_FUNDS, RATE_LIMITED, …);
+ * `failed`: it could not be carried out (every 5xx: PROVIDER_ERROR, INTERNAL, SERVICE_UNAVAILABLE).
+ */
+export const outcomeOf = (code: ErrorCode): AuditOutcome => (ERROR_CODES[code] >= 500 ? "failed" : "refused");
 
 /** One mutation root field as the audit log records it (never a secret: ids and names only). */
 export type AuditEntry = {

@@ -1,5 +1,6 @@
 import { graphql, type ResultOf } from "../graphql/typed.js";
-import { pickKeys, withNumbers } from "../representation.js";
+import { asGraphQLValues, pickKeys, withNumbers } from "../representation.js";
+import type { Deposit } from "../generated/prisma/client.js";
 
 const REQUIRED = ["id", "userId", "eventId", "amount", "status", "currency", "createdAt", "updatedAt", "livemode"] as const satisfies readonly (keyof ResultOf<typeof DepositFields>)[];
 /** Present only on the deposits they describe: NGN bank deposits, on-chain deposits. */
@@ -14,3 +15,6 @@ export function depositBody(deposit: Record<string, unknown>) {
   const keys = [...REQUIRED, ...OPTIONAL.filter((key) => deposit[key] !== null && deposit[key] !== undefined)];
   return withNumbers(pickKeys(deposit, keys), ["amount"]);
 }
+
+/** The a deposit as REST shows it: the `data.object` of its events. */
+export const depositObject = (deposit: Deposit) => depositBody(asGraphQLValues(deposit));

@@ -5,7 +5,7 @@ import type { Sql } from "../db/sql.js";
 import { AppError, notFound } from "../errors.js";
 import type { BusinessMetrics } from "../metrics/metrics.js";
 import { recordEvent } from "../events/log.js";
-import { eventObject } from "../events/objects.js";
+import { depositObject } from "./representation.js";
 import type { EventType } from "../events/types.js";
 import type { Events } from "../pubsub/events.js";
 import { requireUuid } from "../validation.js";
@@ -133,5 +133,5 @@ export const notPending = (status: string, settling: DepositSettling) =>
   new AppError("CONFLICT", `Deposit is ${status}: only a PENDING deposit can be ${settling}`);
 
 function recordDepositEvent(tx: Sql, type: EventType, deposit: Deposit) {
-  return recordEvent(tx, { clientId: deposit.clientId, userId: deposit.userId, type, object: eventObject.deposit(deposit) });
+  return recordEvent(tx, { clientId: deposit.clientId, userId: deposit.userId, type, object: depositObject(deposit) });
 }

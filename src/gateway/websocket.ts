@@ -14,7 +14,7 @@ import { websocketRequestInfo } from "../caller/request-info.js";
 import { exactNumberReplacer, withExactNumbers } from "../graphql/exact-numbers.js";
 import { withExponentsAsText } from "../exact-json.js";
 import type { Logger } from "../logger.js";
-import type { Services } from "../services.js";
+import type { Services } from "../graphql/context.js";
 import type { Yoga } from "./yoga.js";
 
 /** Frames above this are refused before they are read (before authentication too). */

@@ -2,8 +2,7 @@ import { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from "@pot
 import type { GraphQLFieldResolver } from "graphql";
 import type { Context } from "./context.js";
 import { appErrorOf } from "./errors.js";
-import { outcomeOf } from "../audit/service.js";
-import { addResultTargets, fieldRuns, runAudited, type AuditOutcome, type AuditScope } from "../db/audit-scope.js";
+import { addResultTargets, fieldRuns, outcomeOf, runAudited, type AuditOutcome, type AuditScope } from "../db/audit-scope.js";
 
 /**
  * Every Mutation field is audited by construction: its resolver runs inside an audit scope, so each

@@ -2,7 +2,13 @@ import { AppError } from "../errors.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { AuthenticatedClient } from "../caller/authenticated-client.js";
 import type { RequestInfo } from "../caller/request-info.js";
-import type { Services } from "../services.js";
+
+/**
+ * Every domain service, as the composition root (src/services.ts) wires them. Declared empty here and
+ * filled in there (declaration merging), so the schema kit, the pipeline and every domain folder can
+ * name the services without importing the module that imports them all.
+ */
+export interface Services {}
 
 export type Context = {
   prisma: PrismaClient;

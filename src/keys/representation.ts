@@ -1,5 +1,7 @@
-import type { Grant, Permissions } from "../caller/permissions.js";
+import { storedPermissions, type Grant, type Permissions } from "../caller/permissions.js";
 import { graphql, type ResultOf } from "../graphql/typed.js";
+import type { ApiKey } from "../generated/prisma/client.js";
+import { asGraphQLValues, pickKeys } from "../representation.js";
 
 /** An API key as lists show it (also the `data.object` of API key events). */
 export const ApiKeyFields = graphql(`fragment ApiKeyFields on ApiKey { id prefix mode name permissions { resource access } createdAt lastUsedAt revokedAt expiresAt allowedIps livemode }`);
@@ -26,3 +28,7 @@ export const permissionsInput = (value: unknown): unknown =>
 
 /** A key (listed or new) as REST shows it: permissions as a map. */
 export const apiKeyBody = <T extends { permissions: readonly { resource: string; access: string }[] | null }>(key: T) => ({ ...key, permissions: permissionsBody(key.permissions) });
+
+/** The an API key as REST shows it: the `data.object` of its events. */
+export const apiKeyObject = (key: Omit<ApiKey, "hash">) =>
+  pickKeys({ ...asGraphQLValues(key), permissions: storedPermissions(key.permissions), allowedIps: shownAllowedIps(key.allowedIps) }, API_KEY_KEYS);

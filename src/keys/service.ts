@@ -5,7 +5,7 @@ import { AppError, badInput, notFound } from "../errors.js";
 import { PermissionsInput, storedPermissions, type Permissions } from "../caller/permissions.js";
 import { auditTarget, auditUnchanged } from "../db/audit-scope.js";
 import { recordEvent } from "../events/log.js";
-import { eventObject } from "../events/objects.js";
+import { apiKeyObject } from "./representation.js";
 import { parseInput, requireUuid } from "../validation.js";
 import type { CredentialCache } from "../caller/credential-cache.js";
 import { prismaSql } from "../db/sql.js";
@@ -124,7 +124,7 @@ export class ApiKeyService {
       }
       const successor = await this.insert(tx, clientId, { ...inheritedAttributes(old), expiresAt: creator.expiresAt });
       auditTarget(old.id);
-      await recordEvent(prismaSql(tx), { clientId, type: "api_key.rolled", object: eventObject.apiKey(old) });
+      await recordEvent(prismaSql(tx), { clientId, type: "api_key.rolled", object: apiKeyObject(old) });
       return successor;
     });
     this.credentials?.revoked(id);
@@ -161,7 +161,7 @@ export class ApiKeyService {
     const row = await this.prisma.$transaction(async (tx) => {
       const revoked = await tx.apiKey.updateMany({ where: { id, clientId, revokedAt: null }, data: { revokedAt: new Date() } });
       const revokedRow = await tx.apiKey.findUniqueOrThrow({ where: { id, clientId } });
-      if (revoked.count) await recordEvent(prismaSql(tx), { clientId, type: "api_key.revoked", object: eventObject.apiKey(revokedRow) });
+      if (revoked.count) await recordEvent(prismaSql(tx), { clientId, type: "api_key.revoked", object: apiKeyObject(revokedRow) });
       else auditUnchanged(); // revoked meanwhile, by another request
       return revokedRow;
     });
@@ -207,7 +207,7 @@ export class ApiKeyService {
     const prefix = `fpk_${await modeOf(prismaSql(tx), clientId)}_${randomBytes(6).toString("hex")}`;
     const key = `${prefix}.${randomBytes(32).toString("base64url")}`;
     const { hash: _hash, ...row } = await tx.apiKey.create({ data: { clientId, prefix, hash: sha256(key).toString("hex"), ...attributes, permissions: permissions ?? Prisma.DbNull } });
-    await recordEvent(prismaSql(tx), { clientId, type: "api_key.created", object: eventObject.apiKey(row) });
+    await recordEvent(prismaSql(tx), { clientId, type: "api_key.created", object: apiKeyObject(row) });
     return { ...row, key };
   }
 }

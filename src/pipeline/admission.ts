@@ -1,9 +1,8 @@
 import { parse, type DocumentNode, type ExecutionResult, type OperationDefinitionNode } from "graphql";
 import type { Plugin } from "graphql-yoga";
-import { authenticationOf } from "../graphql/context.js";
+import { authenticationOf, type Services } from "../graphql/context.js";
 import { maskError } from "../graphql/errors.js";
 import type { Logger } from "../logger.js";
-import type { Services } from "../services.js";
 import { isPublicOperation, isSignInOperation, selectedOperation } from "./operations.js";
 import { authenticateWithinBudget } from "./auth-failures.js";
 import type { RateLimits } from "./rate-limits.js";

@@ -1,11 +1,9 @@
 import { isAsyncIterable, type Plugin } from "graphql-yoga";
 import type { GraphQLError } from "graphql";
-import { outcomeOf } from "../audit/service.js";
-import { alreadyWritten, fieldRuns, type FieldRun } from "../db/audit-scope.js";
-import { authenticationOf } from "../graphql/context.js";
+import { alreadyWritten, fieldRuns, outcomeOf, type FieldRun } from "../db/audit-scope.js";
+import { authenticationOf, type Services } from "../graphql/context.js";
 import { codeOf } from "../graphql/errors.js";
 import type { Logger } from "../logger.js";
-import type { Services } from "../services.js";
 import { rootFieldsOf, selectedOperation } from "./operations.js";
 import type { TransportContext } from "../caller/request-info.js";
 

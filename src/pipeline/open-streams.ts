@@ -1,9 +1,8 @@
 import { isAsyncIterable, type Plugin } from "graphql-yoga";
 import { AppError } from "../errors.js";
-import { authenticationOf } from "../graphql/context.js";
+import { authenticationOf, type Services } from "../graphql/context.js";
 import { maskError } from "../graphql/errors.js";
 import type { Logger } from "../logger.js";
-import type { Services } from "../services.js";
 import type { TransportContext } from "../caller/request-info.js";
 
 export type StreamLimits = { perIp: number; perClient: number };

@@ -16,10 +16,9 @@ import {
 } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { allows, forbidden, permissionOf, type AccessLevel, type Permission, type Resource } from "../caller/permissions.js";
-import { authenticationOf } from "../graphql/context.js";
+import { authenticationOf, type Services } from "../graphql/context.js";
 import { ApiError } from "../graphql/errors.js";
 import { resourceOfType } from "../graphql/type-resources.js";
-import type { Services } from "../services.js";
 import { selectedOperation } from "./operations.js";
 import type { TransportContext } from "../caller/request-info.js";
 

@@ -3,9 +3,8 @@ import { isAsyncIterable, type Plugin } from "graphql-yoga";
 import { CREDENTIAL_ENDED_MESSAGES, type CredentialWatch } from "../auth/credential-watch.js";
 import type { CredentialEnd } from "../auth/service.js";
 import { AppError } from "../errors.js";
-import { authenticationOf } from "../graphql/context.js";
+import { authenticationOf, type Services } from "../graphql/context.js";
 import { ApiError, toApiError } from "../graphql/errors.js";
-import type { Services } from "../services.js";
 import type { TransportContext } from "../caller/request-info.js";
 
 /**

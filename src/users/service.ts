@@ -6,7 +6,7 @@ import { prismaSql, type Sql } from "../db/sql.js";
 import { inTransaction } from "../db/transaction.js";
 import { AppError, notFound } from "../errors.js";
 import { recordEvent } from "../events/log.js";
-import { eventObject } from "../events/objects.js";
+import { userObject } from "./representation.js";
 import { mergeMetadata, metadataChanges, metadataFilter, newMetadata, type Metadata } from "../metadata.js";
 import { email, pageArgs, parseInput, requireUuid } from "../validation.js";
 
@@ -103,7 +103,7 @@ export class UserService {
         const created = await tx.user.create({
           data: { ...user, dob: new Date(`${user.dob}T00:00:00.000Z`), clientId, metadata: newMetadata(metadata) },
         });
-        await recordEvent(prismaSql(tx), { clientId, userId: created.id, type: "user.created", object: eventObject.user(created) });
+        await recordEvent(prismaSql(tx), { clientId, userId: created.id, type: "user.created", object: userObject(created) });
         return created;
       });
     } catch (err) {
@@ -131,7 +131,7 @@ export class UserService {
           where: { id },
           data: { metadata, ...(update.externalId === undefined ? {} : { externalId: update.externalId }) },
         });
-        await recordEvent(prismaSql(tx), { clientId, userId: id, type: "user.updated", object: eventObject.user(updated) });
+        await recordEvent(prismaSql(tx), { clientId, userId: id, type: "user.updated", object: userObject(updated) });
         return updated;
       });
     } catch (err) {

@@ -1,7 +1,7 @@
 import type { Withdrawal } from "../generated/prisma/client.js";
 import { graphql, type ResultOf } from "../graphql/typed.js";
 import { maskedPixKey, type PixKey } from "../providers/brazil.js";
-import { ExactNumber, pickKeys, withNumbers } from "../representation.js";
+import { asGraphQLValues, ExactNumber, pickKeys, withNumbers } from "../representation.js";
 
 const RECORD = ["reference", "userId", "type", "currency", "amount", "fee", "status", "destination", "failureReason", "returnReason", "createdAt", "updatedAt", "metadata", "livemode"] as const satisfies readonly (keyof ResultOf<typeof WithdrawalFields>)[];
 export const WithdrawalFields = graphql(`
@@ -30,3 +30,6 @@ export function maskedDestination(withdrawal: Pick<Withdrawal, "destination">): 
   if (destination.pix) return `Pix ${destination.pix.keyType} ${maskedPixKey(destination.pix)}`;
   return `****${(destination.account ?? "").replace(/[^0-9A-Za-z]/g, "").slice(-4)}`;
 }
+
+/** The a withdrawal as REST shows it: the `data.object` of its events. */
+export const withdrawalObject = (withdrawal: Withdrawal) => withdrawalBody({ ...asGraphQLValues(withdrawal), destination: maskedDestination(withdrawal) });

@@ -11,7 +11,7 @@ import type { SendOutcome } from "../chain/sender.js";
 import { recordEvent } from "../events/log.js";
 import { modeOf, type Mode } from "../modes.js";
 import { withdrawQueuedSend } from "../chain/send-records.js";
-import { eventObject } from "../events/objects.js";
+import { withdrawalObject } from "./representation.js";
 import { developerFeePostings, parseDeveloperFee } from "../developer-fees/rules.js";
 import { AppError, badInput, notFound } from "../errors.js";
 import type { EventType } from "../events/types.js";
@@ -227,7 +227,7 @@ export class WithdrawalService {
           ...networkFeePostings(userId, currency, networkFee),
         ],
       });
-      await recordEvent(prismaSql(tx), { clientId, userId, type: "withdrawal.created", object: eventObject.withdrawal(withdrawal) });
+      await recordEvent(prismaSql(tx), { clientId, userId, type: "withdrawal.created", object: withdrawalObject(withdrawal) });
       // On a live network the transfer is queued with the debit: both commit, or neither.
       const onChain =
         payout.chain !== undefined &&
@@ -304,7 +304,7 @@ export class WithdrawalService {
       withdrawal = await tx.withdrawal.update({ where: { reference }, data });
       if (step.to === WITHDRAWAL_STATUS.FAILED || step.to === WITHDRAWAL_STATUS.CANCELLED) await this.giveBack(tx, withdrawal, { fees: true });
       if (step.to === WITHDRAWAL_STATUS.RETURNED) await this.giveBack(tx, withdrawal, { fees: false });
-      await recordEvent(prismaSql(tx), { clientId, userId: withdrawal.userId, type: step.event, object: eventObject.withdrawal(withdrawal) });
+      await recordEvent(prismaSql(tx), { clientId, userId: withdrawal.userId, type: step.event, object: withdrawalObject(withdrawal) });
       changed.push(step.to);
     }
     return { withdrawal, changed };

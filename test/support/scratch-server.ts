@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import pg from "pg";
-import { createClientWithKey } from "../../src/clients/service.js";
+import { createClientWithKey } from "../../src/keys/first-key.js";
 import { openDatabase } from "../../src/db/database.js";
 import { ApiKeyService } from "../../src/keys/service.js";
 import { createLogger } from "../../src/logger.js";

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildApp, type App, type AppOptions } from "../../src/app.js";
-import { createClientWithKey } from "../../src/clients/service.js";
+import { createClientWithKey } from "../../src/keys/first-key.js";
 import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/logger.js";
 import { embeddedSnapshot } from "./embedded-snapshot.js";
