@@ -45,6 +45,36 @@ describe("GraphQL over HTTP", () => {
     expect(res.body).toEqual({ data: { me: { id: tenant.clientId } } });
   });
 
+  it("answers browsers on any origin (CORS): the origin reflected, Vary: Origin on every answer, preflights cached 10 minutes; /v1 sends none", async () => {
+    const tenant = await newTenant(server);
+    const origin = "https://app.example";
+    const cross = await post({ query: "{ me { id } }" }, { ...tenant.headers, origin });
+    expect(cross.status).toBe(200);
+    expect(cross.headers.get("access-control-allow-origin")).toBe(origin);
+    expect(cross.headers.get("vary")).toBe("Origin");
+    expect(cross.headers.get("access-control-allow-credentials")).toBeNull();
+    const sameOrigin = await get({ query: "{ me { id } }" }, tenant.headers);
+    expect(sameOrigin.headers.get("access-control-allow-origin")).toBeNull();
+    expect(sameOrigin.headers.get("vary")).toBe("Origin");
+    const refused = await post({ query: "{ me { id } }" }, { origin });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("access-control-allow-origin")).toBe(origin);
+
+    const preflight = await fetch(`${server.url}/graphql`, {
+      method: "OPTIONS",
+      headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type, x-api-key" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe(origin);
+    expect(preflight.headers.get("access-control-allow-methods")).toBe("GET,HEAD,PUT,PATCH,POST,DELETE");
+    expect(preflight.headers.get("access-control-allow-headers")).toBe("content-type, x-api-key");
+    expect(preflight.headers.get("access-control-max-age")).toBe("600");
+    expect(preflight.headers.get("vary")).toBe("Origin, Access-Control-Request-Headers");
+
+    const rest = await fetch(`${server.url}/v1/user/${tenant.clientId}`, { headers: { ...tenant.headers, origin } });
+    expect(rest.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
   it("answers a GET query, with variables in the URL", async () => {
     const tenant = await newTenant(server);
     const res = await get({ query: "query ($page: Int) { me { id } users(page: $page) { id } }", variables: JSON.stringify({ page: 1 }) }, tenant.headers);

@@ -102,6 +102,7 @@ export function graphqlOverHttp({ yoga, logger, admission, graphiql }: GraphqlOv
   }
 
   async function write(res: Response, result: ExecutionResult, answerAs: JsonAnswer) {
+    if (!result.errors?.length && !result.extensions?.http) return writeData(res, result, answerAs);
     const answer = processRegularResult(result, yoga.fetchAPI, answerAs);
     answer.headers.forEach((value, name) => res.setHeader(name, value));
     res.status(answer.status).end(await answer.text());
@@ -110,6 +111,22 @@ export function graphqlOverHttp({ yoga, logger, admission, graphiql }: GraphqlOv
   function refusal(error: unknown, requestId: string): ExecutionResult {
     return { errors: [error instanceof AppError ? toApiError(error, undefined, requestId) : maskError(error, logger, requestId)] };
   }
+}
+
+/**
+ * An answer without errors or HTTP extensions, written as `processRegularResult` writes it (status
+ * 200, the same headers in the same order, the result's own `stringify` when it has one: exact
+ * numbers) without the Fetch Response, its Headers and the promise of its text that the edge then
+ * copied onto the Node response. Every other answer (errors, a status or headers set by the
+ * pipeline) still goes through yoga's `processRegularResult`, which decides its status.
+ */
+function writeData(res: Response, result: ExecutionResult, answerAs: JsonAnswer) {
+  const stringify = (result as ExecutionResult & { stringify?: (value: unknown) => string }).stringify ?? JSON.stringify;
+  const text = stringify(result);
+  res.statusCode = 200;
+  res.setHeader("Content-Type", `${answerAs}; charset=utf-8`);
+  res.setHeader("content-length", String(Buffer.byteLength(text)));
+  res.end(text);
 }
 
 const isJsonAnswer = (type: string): type is JsonAnswer => (JSON_ANSWERS as readonly string[]).includes(type);
