@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Socket } from "node:net";
 import cors from "cors";
-import express, { type Express, type RequestHandler } from "express";
+import express, { type Express } from "express";
 import { Redis } from "ioredis";
 import proxyAddr from "proxy-addr";
 import { serveAdminSocket } from "./admin/socket.js";
@@ -60,23 +60,6 @@ export type AppOptions = {
   /** Name resolution for webhook URLs (default: the system's DNS; tests give their own). */
   resolveHost?: ResolveHost;
 };
-
-/**
- * CORS on /graphql, as `cors({ origin: true, maxAge: 600 })` answers it: the caller's Origin
- * reflected, `Vary: Origin` on every answer, preflights (OPTIONS) answered by `cors` itself. An
- * actual request's two headers are set here directly: `cors` merged its options into a new object
- * and walked its header lists on every GraphQL request.
- */
-function graphqlCors(): RequestHandler {
-  const preflight = cors({ origin: true, maxAge: 600 });
-  return (req, res, next) => {
-    if (req.method === "OPTIONS") return preflight(req, res, next);
-    const { origin } = req.headers;
-    if (origin) res.setHeader("Access-Control-Allow-Origin", origin);
-    res.vary("Origin");
-    next();
-  };
-}
 
 export async function buildApp({ config, logger, embeddedDir, embeddedSnapshot, providers: overrides, webhookTimeoutMs, resolveHost }: AppOptions): Promise<App> {
   const db = await openDatabase({
@@ -147,7 +130,7 @@ export async function buildApp({ config, logger, embeddedDir, embeddedSnapshot, 
   mountWebhooks(app, services.webhooks, rateLimits);
   app.use(REST_MOUNT, readBody(), requireJsonBody, restRouter(restRoutes, yoga));
   // Browsers on other origins may call GraphQL (credentials are headers, never cookies).
-  app.all("/graphql", graphqlCors(), readBody(), graphqlOverHttp({ yoga, logger, admission, graphiql }));
+  app.all("/graphql", cors({ origin: true, maxAge: 600 }), readBody(), graphqlOverHttp({ yoga, logger, admission, graphiql }));
   app.get("/metrics", metricsEndpoint(metrics, config.metricsToken, logger));
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
   // Ready means the database answers. The mailer only carries sign-in codes: its state is reported, never fails the probe.
