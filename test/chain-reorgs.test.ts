@@ -30,7 +30,9 @@ beforeAll(async () => {
   // Blocks of their own between the setup and the tests: no test's reorg reaches the setup's transactions.
   await anvil.mine(8);
   await anvil.setBalance(custody.treasury, 10n ** 18n);
-  const env = liveBaseEnv(anvil, token, { CHAIN_CONFIRMATIONS_BASE: String(CONFIRMATIONS), CHAIN_SWEEP_MIN: String(SWEEP_MIN), CUSTODIAN_MASTER_KEY: custody.masterKey });
+  // A rollback takes a send broadcast in its blocks but not yet seen mined out of anvil's pool too: the
+  // sender replaces it after CHAIN_REPLACE_AFTER_MS (3 minutes by default), here after 5 s.
+  const env = liveBaseEnv(anvil, token, { CHAIN_CONFIRMATIONS_BASE: String(CONFIRMATIONS), CHAIN_SWEEP_MIN: String(SWEEP_MIN), CHAIN_REPLACE_AFTER_MS: "5000", CUSTODIAN_MASTER_KEY: custody.masterKey });
   server = await startServer({ env });
   tenant = await newTenant(server, "live");
   await until(async () => (await rest(server, "GET", "/v1/networks", { headers: tenant.headers })).body.find((n: { network: string }) => n.network === "BASE")?.syncedBlock != null, "the watcher to start");

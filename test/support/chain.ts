@@ -145,7 +145,9 @@ export function liveBaseEnv(anvil: Anvil, token: Token, overrides: Record<string
     CHAIN_TOKEN_BASE_USDC: token.address,
     CHAIN_CONFIRMATIONS_BASE: "3",
     CHAIN_POLL_MS: "100",
-    CHAIN_RPC_TIMEOUT_MS: "1000",
+    // A second to answer, stretched by the load (test/support/patience.ts): on a busy machine anvil answers
+    // late, and every pass that times out backs off (up to 30 s), which the tests would wait out.
+    CHAIN_RPC_TIMEOUT_MS: String(patient(1000)),
     // anvil prices gas like a quiet Ethereum (1 gwei base fee, 1 gwei tip), far above Base's default ceiling.
     CHAIN_MAX_FEE_GWEI_BASE: "100",
     // No minimum and no network fee unless a test is about them (test/chain-destinations.test.ts): amounts stay as the tests fund them.
