@@ -1,8 +1,8 @@
 import type { Decimal } from "decimal.js";
 
 /**
- * A deposit's shared shapes, in a module of their own so that the ledger and the deposit records can
- * use them without importing the deposit service (which imports both).
+ * A deposit's shared shapes. They live in the ledger's folder, below deposits/, because the ledger
+ * reads pending deposits for a balance; the deposit records and service import them from here.
  */
 export const DEPOSIT_STATUS = { PENDING: "PENDING", COMPLETED: "COMPLETED", FAILED: "FAILED" } as const;
 export type DepositStatus = keyof typeof DEPOSIT_STATUS;
