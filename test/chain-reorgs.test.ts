@@ -69,6 +69,23 @@ const chainRow = (depositId: string) => server.app.db.prisma.chainDeposit.findUn
 const logLines = (message: string, from = 0) =>
   server.logs.slice(from).flatMap((chunk) => chunk.split("\n")).filter(Boolean).map((line) => JSON.parse(line)).filter((line) => line.msg?.startsWith(message));
 const DEEP_REORG = "reorg deeper than the confirmation depth";
+/**
+ * A reorg deeper than the depth that takes a deposit's transfer for good: the chain rolled back to
+ * just below the deposit's block, then 6 new blocks. Counted from the deposit's block, not the head:
+ * the server's own sends (gas, sweeps of earlier tests) are mined at once and may add blocks above it.
+ * Automine is off meanwhile, so none lands between reading the head and the rollback.
+ */
+async function rollBackPast(depositId: string) {
+  await anvil.rpc("evm_setAutomine", [false]);
+  try {
+    const { blockNumber } = await chainRow(depositId);
+    const head = await anvil.client.getBlockNumber({ cacheTime: 0 });
+    await anvil.rollback(Number(head - blockNumber) + 1);
+    await anvil.mine(6);
+  } finally {
+    await anvil.rpc("evm_setAutomine", [true]);
+  }
+}
 
 describe("a reorg never credits one transfer twice", () => {
   it("within the depth: a transaction of two transfers mined again behind a mint (log indexes 0,1 → 1,2) is two deposits, each credited once", async () => {
@@ -183,8 +200,7 @@ describe("a reorg deeper than the depth takes a completed deposit's transfer", (
     await settledAs(userId, ["COMPLETED"]);
     const [orphan] = await deposits(userId);
     const logsBefore = server.logs.length;
-    await anvil.rollback(4); // the transfer is gone for good
-    await anvil.mine(6);
+    await rollBackPast(orphan.id); // the transfer is gone for good
     await until(async () => (await chainRow(orphan.id)).flag === "ORPHANED", "the deposit to be flagged");
     expect(await token.balanceOf(address)).toBe(0n);
 
@@ -230,8 +246,7 @@ describe("a reorg deeper than the depth takes a completed deposit's transfer", (
     const [queued] = await sweepsOf();
     expect((await chainRow(orphan.id)).sweepId).toBe(queued.id);
 
-    await anvil.rollback(4); // the transfer is gone for good
-    await anvil.mine(6);
+    await rollBackPast(orphan.id); // the transfer is gone for good
     await until(async () => (await chainRow(orphan.id)).flag === "ORPHANED", "the deposit to be flagged");
     // The queued sweep waits for it no more: withdrawn, never signed, and the orphan is linked to no sweep.
     const withdrawn = await server.app.db.prisma.chainSend.findUniqueOrThrow({ where: { id: queued.id } });
