@@ -26,5 +26,5 @@ export function virtualAccountBody(account: Record<string, unknown>) {
   return developerFeePercent === 0 ? body : { ...body, developerFeePercent };
 }
 
-/** The a virtual account as REST shows it: the `data.object` of its events. */
+/** A virtual account as REST shows it: the `data.object` of its events. */
 export const virtualAccountObject = (account: VirtualAccount) => virtualAccountBody(asGraphQLValues(account));

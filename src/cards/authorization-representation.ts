@@ -33,5 +33,5 @@ export function cardAuthorizationBody(authorization: Record<string, unknown>) {
   return { ...body, declineReason: typeof body.declineReason === "string" ? body.declineReason.toLowerCase() : null };
 }
 
-/** The a card authorization as REST shows it: the `data.object` of its events. */
+/** A card authorization as REST shows it: the `data.object` of its events. */
 export const cardAuthorizationObject = (authorization: CardAuthorization) => cardAuthorizationBody(asGraphQLValues(authorization));

@@ -13,7 +13,7 @@ export const asContractTransaction = (t: ResultOf<typeof CardTransactionFields>)
     ["amount", "balance"],
   );
 
-/** The a card transaction (with the userId the contract's transaction list leaves implicit) as REST shows it: the `data.object` of its events. */
+/** A card transaction (with the userId the contract's transaction list leaves implicit) as REST shows it: the `data.object` of its events. */
 export const cardTransactionObject = (transaction: CardTransaction) => ({
   userId: transaction.userId,
   ...asContractTransaction(asGraphQLValues(transaction) as Parameters<typeof asContractTransaction>[0]),

@@ -10,5 +10,5 @@ const CONVERSION_KEYS = ["id", "userId", "from", "to", "amount", "rate", "fee", 
 /** A conversion as REST shows it, money as JSON numbers (also the `data.object` of conversion events). */
 export const conversionBody = (conversion: Record<string, unknown>) => withNumbers(pickKeys(conversion, CONVERSION_KEYS), MONEY);
 
-/** The a conversion as REST shows it: the `data.object` of its events. */
+/** A conversion as REST shows it: the `data.object` of its events. */
 export const conversionObject = (conversion: Conversion) => conversionBody(asGraphQLValues(conversion));

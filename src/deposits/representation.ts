@@ -16,5 +16,5 @@ export function depositBody(deposit: Record<string, unknown>) {
   return withNumbers(pickKeys(deposit, keys), ["amount"]);
 }
 
-/** The a deposit as REST shows it: the `data.object` of its events. */
+/** A deposit as REST shows it: the `data.object` of its events. */
 export const depositObject = (deposit: Deposit) => depositBody(asGraphQLValues(deposit));

@@ -29,6 +29,6 @@ export const permissionsInput = (value: unknown): unknown =>
 /** A key (listed or new) as REST shows it: permissions as a map. */
 export const apiKeyBody = <T extends { permissions: readonly { resource: string; access: string }[] | null }>(key: T) => ({ ...key, permissions: permissionsBody(key.permissions) });
 
-/** The an API key as REST shows it: the `data.object` of its events. */
+/** An API key as REST shows it: the `data.object` of its events. */
 export const apiKeyObject = (key: Omit<ApiKey, "hash">) =>
   pickKeys({ ...asGraphQLValues(key), permissions: storedPermissions(key.permissions), allowedIps: shownAllowedIps(key.allowedIps) }, API_KEY_KEYS);

@@ -6,5 +6,5 @@ import { asGraphQLValues, pickKeys } from "../representation.js";
 export const UserFields = graphql(`fragment UserFields on User { id createdAt updatedAt firstName lastName phoneNumber email clientId externalId metadata livemode }`);
 export const USER_KEYS = ["id", "createdAt", "updatedAt", "firstName", "lastName", "phoneNumber", "email", "clientId", "externalId", "metadata", "livemode"] as const satisfies readonly (keyof ResultOf<typeof UserFields>)[];
 
-/** The a user as REST shows it: the `data.object` of its events. */
+/** A user as REST shows it: the `data.object` of its events. */
 export const userObject = (user: User) => pickKeys(asGraphQLValues(user), USER_KEYS);

@@ -31,5 +31,5 @@ export function maskedDestination(withdrawal: Pick<Withdrawal, "destination">): 
   return `****${(destination.account ?? "").replace(/[^0-9A-Za-z]/g, "").slice(-4)}`;
 }
 
-/** The a withdrawal as REST shows it: the `data.object` of its events. */
+/** A withdrawal as REST shows it: the `data.object` of its events. */
 export const withdrawalObject = (withdrawal: Withdrawal) => withdrawalBody({ ...asGraphQLValues(withdrawal), destination: maskedDestination(withdrawal) });
