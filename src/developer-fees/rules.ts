@@ -1,7 +1,7 @@
 import { Decimal } from "decimal.js";
 import { badInput } from "../errors.js";
 import { Exact, exactDecimalOf, parseAmount } from "../money/amount.js";
-import type { Posting } from "../ledger/types.js";
+import { feePostings, type Posting } from "../ledger/types.js";
 import { currencyDecimals, type Currency } from "../providers/fx.js";
 
 /**
@@ -35,10 +35,4 @@ export function percentOf(amount: Decimal, percent: Decimal.Value, currency: Cur
 }
 
 /** The FEE postings of a developer fee (none when it is zero: a posting is never zero). */
-export function developerFeePostings(userId: string, currency: string, fee: Decimal): Posting[] {
-  if (fee.isZero()) return [];
-  return [
-    { account: { userId, currency }, amount: fee.negated(), type: "FEE" },
-    { account: { system: "CLIENT_REVENUE", currency }, amount: fee, type: "FEE" },
-  ];
-}
+export const developerFeePostings = (userId: string, currency: string, fee: Decimal): Posting[] => feePostings(userId, currency, fee, "CLIENT_REVENUE");

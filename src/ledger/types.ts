@@ -25,6 +25,15 @@ export type AccountRef = { userId: string; currency: string } | { system: System
 /** One side of a journal. `amount` is signed: positive credits the account, negative debits it. */
 export type Posting = { account: AccountRef; amount: Decimal; type: EntryType };
 
+/** A fee's FEE pair: the user's balance against the system account it goes to (none when it is zero). */
+export function feePostings(userId: string, currency: string, fee: Decimal, to: SystemAccount): Posting[] {
+  if (fee.isZero()) return [];
+  return [
+    { account: { userId, currency }, amount: fee.negated(), type: "FEE" },
+    { account: { system: to, currency }, amount: fee, type: "FEE" },
+  ];
+}
+
 export type JournalInput = {
   clientId: string;
   /** What caused it: a deposit, conversion, withdrawal or card transaction id. */

@@ -18,7 +18,7 @@ import type { EventType } from "../events/types.js";
 import { Exact, parseAmount } from "../money/amount.js";
 import { newMetadata, type MetadataChanges } from "../metadata.js";
 import type { LedgerService } from "../ledger/service.js";
-import type { Posting } from "../ledger/types.js";
+import { feePostings, type Posting } from "../ledger/types.js";
 import type { BusinessMetrics } from "../metrics/metrics.js";
 import type { Currency } from "../providers/fx.js";
 import type { UserService } from "../users/service.js";
@@ -224,7 +224,7 @@ export class WithdrawalService {
           { account: { userId, currency }, amount: amount.negated(), type: "WITHDRAWAL" },
           { account: { system: "PAYOUTS", currency }, amount, type: "WITHDRAWAL" },
           ...developerFeePostings(userId, currency, developerFee),
-          ...networkFeePostings(userId, currency, networkFee),
+          ...feePostings(userId, currency, networkFee, "FEES"),
         ],
       });
       await recordEvent(prismaSql(tx), { clientId, userId, type: "withdrawal.created", object: withdrawalObject(withdrawal) });
@@ -357,13 +357,4 @@ function assertAccountHolder(user: User, request: { firstName: string; lastName:
 /** Our own fee on a withdrawal (the network fee, on a chain): the record's fee less the client's developer fee. */
 export function networkFeeOf(withdrawal: Pick<Withdrawal, "fee" | "developerFee">): Decimal {
   return new Exact(withdrawal.fee.toString()).minus(withdrawal.developerFee.toString());
-}
-
-/** The FEE postings of a network fee: the user's balance against our FEES (none when it is zero). */
-function networkFeePostings(userId: string, currency: string, fee: Decimal): Posting[] {
-  if (fee.isZero()) return [];
-  return [
-    { account: { userId, currency }, amount: fee.negated(), type: "FEE" },
-    { account: { system: "FEES", currency }, amount: fee, type: "FEE" },
-  ];
 }
