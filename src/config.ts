@@ -231,12 +231,13 @@ function trustProxySetting(value: string): boolean | number | string {
   return /^\d+$/.test(value) ? Number(value) : value;
 }
 
-/** The variables set in `env`: an empty value counts as unset. */
-const definedOnly = (env: NodeJS.ProcessEnv) => Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ""));
+/** The variables set in `env`: an empty value counts as unset unless `emptyIsSet`. */
+const setIn = (env: NodeJS.ProcessEnv, { emptyIsSet = false } = {}) =>
+  Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && (emptyIsSet || entry[1] !== "")));
 
 /** The variables of `schema` read from `env` (an empty value counts as unset), checked by its rules. */
 function parseEnv<T extends z.ZodObject>(schema: T, env: NodeJS.ProcessEnv): z.output<T> {
-  const parsed = schema.safeParse(definedOnly(env));
+  const parsed = schema.safeParse(setIn(env));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
@@ -271,7 +272,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const devnet = production ? undefined : readDevnetEnv(dataDir);
   if (devnet?.issues.length) throw new ConfigError(`Invalid configuration:\n${devnet.issues.join("\n")}`);
   // Every variable set in the environment wins, an empty one included (an empty token contract takes the token off).
-  const chain = parseChainSettings({ ...devnet?.values, ...Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)) });
+  const chain = parseChainSettings({ ...devnet?.values, ...setIn(env, { emptyIsSet: true }) });
   if (chain.issues.length) throw new ConfigError(`Invalid configuration:\n${chain.issues.join("\n")}`);
   requireInProduction(e, ["DATABASE_URL", "JWT_SECRET", "ENCRYPTION_KEY", "WEBHOOK_SECRET", "CUSTODIAN_MASTER_KEY", "SMTP_URL", "METRICS_TOKEN"]);
   const webConcurrency = e.WEB_CONCURRENCY ?? (production ? availableCores() : 1);
