@@ -22,7 +22,6 @@ type LedgerEntry = { type: string; currency: string; amount: number; balanceAfte
 type Balances = { userId: string; balances: { currency: string; posted: number; pending: number; available: number }[] };
 type CardAuthorization = { id: string; amount: number; merchant: string; status: string; declineReason: string | null; capturedAmount: number | null };
 
-/** One REST call with the API key; anything but a 2xx stops the example with the server's answer. */
 /** An answer that is not 2xx, with its status. */
 class ApiError extends Error {
   constructor(
@@ -33,6 +32,7 @@ class ApiError extends Error {
   }
 }
 
+/** One REST call with the API key; anything but a 2xx stops the example with the server's answer. */
 async function rest<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${BASE_URL}${path}`, {
     method,
